@@ -1,0 +1,76 @@
+import { Hono } from 'hono';
+import type { FacilitatorClient } from '@x402/core/server';
+import { ALL_PRODUCTS } from './catalogue/all.ts';
+import { Catalogue } from './catalogue/index.ts';
+import { INFERENCE_MODELS } from './catalogue/models.ts';
+import type { Product } from './catalogue/types.ts';
+import type { Config } from './config.ts';
+import type { DiscoveryContext } from './discovery/context.ts';
+import { registerFreeRoutes } from './http/free-routes.ts';
+import { registerPaidRoutes } from './http/paid-routes.ts';
+import { problemResponse, problems } from './http/problem.ts';
+import type { Logger } from './log.ts';
+import { describeError, PaymentGate } from './payments/gate.ts';
+import { X402Rail, type EvmOffer } from './payments/x402-rail.ts';
+import type { Store } from './store/types.ts';
+import { PACKAGE_VERSION } from './version.ts';
+
+export interface PercallOptions {
+  config: Config;
+  log: Logger;
+  store: Store;
+  facilitator: FacilitatorClient;
+  /** Ways to pay; the dev stack supplies its chain's, production the configured mainnet ones. */
+  offers: EvmOffer[];
+  /** The catalogue; defaults to every declared product. Tests add products with strict schemas. */
+  products?: readonly Product[];
+  /** Public base URL; the request's origin when unset. */
+  baseUrl?: string;
+}
+
+export interface Percall {
+  app: Hono;
+  catalogue: Catalogue;
+  rail: X402Rail;
+  gate: PaymentGate;
+  store: Store;
+}
+
+/** Composition root: catalogue, payment rail and gate, HTTP routes. Starting a listener is separate. */
+export async function createPercall(options: PercallOptions): Promise<Percall> {
+  const { config, log, store } = options;
+  const catalogue = new Catalogue(options.products ?? ALL_PRODUCTS);
+  const rail = new X402Rail(options.facilitator, options.offers, config.serviceName);
+  await rail.initialize(catalogue.products);
+  const gate = new PaymentGate(rail, store, log);
+
+  const app = new Hono();
+  const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+  const discovery: DiscoveryContext = {
+    baseUrl,
+    siteUrl: config.siteUrl ?? baseUrl,
+    serviceName: config.serviceName,
+    version: PACKAGE_VERSION,
+    catalogue,
+    offers: options.offers,
+    models: INFERENCE_MODELS,
+    startedAt: new Date(),
+  };
+  registerFreeRoutes(app, discovery);
+  registerPaidRoutes(app, { catalogue, rail, gate, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
+
+  app.notFound((c) => {
+    // A known path asked with a method it does not serve is a 405, not a 404.
+    const allowed = [...new Set(app.routes.filter((r) => r.path === c.req.path && r.method !== 'ALL').map((r) => r.method))];
+    if (allowed.length > 0) {
+      if (allowed.includes('GET')) allowed.push('HEAD');
+      return problemResponse(c, problems.methodNotAllowed(c.req.method, allowed), { allow: allowed.join(', ') });
+    }
+    return problemResponse(c, problems.notFound(c.req.path));
+  });
+  app.onError((error, c) => {
+    log.error({ path: c.req.path, err: describeError(error) }, 'unhandled error');
+    return problemResponse(c, problems.internal());
+  });
+  return { app, catalogue, rail, gate, store };
+}

@@ -1,0 +1,53 @@
+import type { AvailableProduct, Product, Surface } from './types.ts';
+
+export type { AvailableProduct, Product, Surface } from './types.ts';
+
+/** USD price of a product on a surface; each surface carries its own price. */
+export function priceFor(product: Product, surface: Surface): string {
+  const price = product[surface]?.price;
+  if (price === undefined) throw new Error(`product ${product.id} is not sold on ${surface}`);
+  return price;
+}
+
+export function isAvailable(product: Product): product is AvailableProduct {
+  return product.status === 'available';
+}
+
+/**
+ * The catalogue: the single list every route, tool and discovery document is derived from.
+ * Built once from the declarations; lookups are by HTTP path and by tool name.
+ */
+export class Catalogue {
+  private readonly byPath = new Map<string, Product>();
+  private readonly byTool = new Map<string, Product>();
+
+  constructor(readonly products: readonly Product[]) {
+    for (const product of products) {
+      if (product.http) addUnique(this.byPath, product.http.path, product);
+      if (product.mcp) addUnique(this.byTool, product.mcp.tool, product);
+    }
+  }
+
+  /** Products on sale now: the only ones discovery documents list. */
+  available(surface?: Surface): AvailableProduct[] {
+    return this.products.filter(isAvailable).filter((p) => !surface || p[surface] !== undefined);
+  }
+
+  httpProducts(): Product[] {
+    return this.products.filter((p) => p.http !== undefined);
+  }
+
+  byHttpPath(path: string): Product | undefined {
+    return this.byPath.get(path);
+  }
+
+  byToolName(tool: string): Product | undefined {
+    return this.byTool.get(tool);
+  }
+}
+
+function addUnique(map: Map<string, Product>, key: string, product: Product): void {
+  const existing = map.get(key);
+  if (existing) throw new Error(`catalogue: ${key} declared by both ${existing.id} and ${product.id}`);
+  map.set(key, product);
+}

@@ -1,0 +1,136 @@
+import type { z } from 'zod';
+
+/** Where a product is sold: as an HTTP route under /api/v1, or as an MCP tool at /mcp. */
+export type Surface = 'http' | 'mcp';
+
+/** Payment networks, by family. The concrete CAIP-2 ids come from config (dev chain or mainnet). */
+export type NetworkFamily = 'evm' | 'solana';
+
+export type ProductCategory =
+  | 'utility'
+  | 'web'
+  | 'chain'
+  | 'bazaar'
+  | 'text'
+  | 'research'
+  | 'inference'
+  | 'agent'
+  | 'payments'
+  | 'people'
+  | 'market';
+
+/**
+ * How the price is charged. `fixed`: the quoted amount is the charge.
+ * `upto`: the caller authorizes up to `maximum` (USD) and is charged the actual amount, `price` by default.
+ */
+export type PriceMode = { kind: 'fixed' } | { kind: 'upto'; maximum: string };
+
+export interface HttpSurface {
+  method: 'GET' | 'POST';
+  /** Full path, e.g. `/api/v1/paid/time`. */
+  path: string;
+  /** USD per call as a decimal string with at most 6 decimals, e.g. "0.01". */
+  price: string;
+}
+
+export interface McpSurface {
+  tool: string;
+  /** USD per call as a decimal string with at most 6 decimals. */
+  price: string;
+  /** MCP tool annotations; set only the hints that are true for the tool. */
+  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; destructiveHint?: boolean };
+}
+
+/** Rails a product accepts. x402 on the listed network families; MPP as a third rail where true. */
+export interface Rails {
+  x402: NetworkFamily[];
+  mpp: boolean;
+}
+
+export interface ProductContext {
+  /** Absolute time the call started; products read the clock through this so tests can pin it. */
+  now: Date;
+  signal: AbortSignal;
+}
+
+/**
+ * A product's run function failed because of what the caller asked for (bad target, unknown symbol…).
+ * The gate answers with `status` as problem+json and settles nothing.
+ */
+export class ProductInputError extends Error {
+  constructor(
+    message: string,
+    readonly status = 422,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'ProductInputError';
+  }
+}
+
+/** Free-of-charge doors or quotas attached to a paid product (see the service description). */
+export interface FreeTier {
+  /** Free calls per wallet per UTC day, when the product has a quota-based free tier. */
+  perWalletPerDay?: number;
+  /** Plain-language note on what the free door returns, e.g. "top-1 result only". */
+  note: string;
+}
+
+interface ProductBase {
+  /** Stable id, kebab-case; telemetry keys and logs use it. */
+  id: string;
+  title: string;
+  /** One or two sentences an agent reads to decide whether to call the product. */
+  description: string;
+  category: ProductCategory;
+  http?: HttpSurface;
+  mcp?: McpSurface;
+  mode: PriceMode;
+  rails: Rails;
+  /**
+   * Input schema. For GET routes it describes the query parameters (all strings on the wire);
+   * for POST routes the JSON body. The same schema is the MCP tool's input schema.
+   */
+  input: z.ZodType;
+  /** Example of a valid input, published in discovery documents. */
+  inputExample?: Record<string, unknown>;
+  /** Example of a successful output, published in the 402 bazaar block and OpenAPI. */
+  outputExample?: unknown;
+  /** JSON Schema of the output where the description names its fields. */
+  outputSchema?: Record<string, unknown>;
+  freeTier?: FreeTier;
+  /** Free documentation/preview doors attached to the product (paths, methods as stated). */
+  freeDoors?: { method: 'GET' | 'POST'; path: string; note: string }[];
+}
+
+export interface AvailableProduct extends ProductBase {
+  status: 'available';
+  run(input: unknown, ctx: ProductContext): Promise<unknown>;
+}
+
+export interface UnavailableProduct extends ProductBase {
+  status: 'unavailable';
+  /** Why it is not sold yet, shown in the 501 problem. */
+  reason: string;
+}
+
+export type Product = AvailableProduct | UnavailableProduct;
+
+/**
+ * Declares an available product with its run function typed against its input schema.
+ * The catalogue stores products untyped; this keeps each declaration honest.
+ */
+export function available<S extends z.ZodType>(
+  decl: Omit<ProductBase, 'input'> & { input: S; run(input: z.output<S>, ctx: ProductContext): Promise<unknown> },
+): AvailableProduct {
+  return { ...decl, status: 'available', run: decl.run as AvailableProduct['run'] };
+}
+
+export function unavailable(decl: ProductBase & { reason?: string }): UnavailableProduct {
+  return { ...decl, status: 'unavailable', reason: decl.reason ?? 'not implemented yet' };
+}
+
+/** Default rails: x402 on Base and Solana. */
+export const X402_BOTH: Rails = { x402: ['evm', 'solana'], mpp: false };
+export const X402_AND_MPP: Rails = { x402: ['evm', 'solana'], mpp: true };
+export const FIXED: PriceMode = { kind: 'fixed' };

@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { FIXED, X402_BOTH, unavailable, type Product } from './types.ts';
+
+const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
+const httpsUrl = () => z.url({ protocol: /^https$/ });
+const MAX_BATCH_URLS = 10;
+
+export const webExtractOutput = z.looseObject({
+  url: z.url().describe('The extracted URL (after redirects)'),
+  title: z.string().describe('Page title'),
+  content: z.string().describe('Cleaned main text of the page'),
+  description: z.string().optional().describe('Meta description, when present'),
+  links: z.array(z.string()).optional().describe('Absolute links found on the page'),
+  metadata: z.looseObject({}).optional().describe('Page metadata (Open Graph, language, canonical URL…)'),
+  extracted_at: z.iso.datetime().optional().describe('Extraction timestamp, ISO 8601'),
+});
+
+export const webProducts: Product[] = [
+  unavailable({
+    id: 'web-extract',
+    title: 'Web page extraction',
+    description:
+      'Fetches one public web page and returns its cleaned main text (`content`), `title` and final `url`, plus meta description, links, metadata and extraction timestamp.',
+    category: 'web',
+    http: { method: 'POST', path: '/api/v1/paid/web-extract', price: '0.03' },
+    mcp: { tool: 'web_extract', price: '0.03', annotations: READ_EXTERNAL },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      url: z.url().describe('URL of the page to extract'),
+    }),
+    inputExample: { url: 'https://example.com/' },
+    outputSchema: z.toJSONSchema(webExtractOutput),
+    outputExample: {
+      url: 'https://example.com/',
+      title: 'Example Domain',
+      content: 'This domain is for use in illustrative examples in documents.',
+      description: '',
+      links: ['https://www.iana.org/domains/example'],
+      metadata: { lang: 'en' },
+      extracted_at: '2025-06-01T12:00:00.000Z',
+    },
+  }),
+  unavailable({
+    id: 'web-search',
+    title: 'Web search',
+    description: 'Searches the web for a query and returns ranked results (title, URL, snippet).',
+    category: 'web',
+    http: { method: 'POST', path: '/api/v1/paid/web-search', price: '0.01' },
+    mcp: { tool: 'web_search', price: '0.01', annotations: READ_EXTERNAL },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      query: z.string().min(1).max(400).describe('Search query'),
+      limit: z.int().min(1).max(20).default(10).describe('Most results to return'),
+    }),
+    inputExample: { query: 'x402 payment protocol specification', limit: 5 },
+  }),
+  unavailable({
+    id: 'browser-evidence',
+    title: 'Browser evidence capture',
+    description:
+      'Performs one headless-browser action on a public page (screenshot, rendered DOM or PDF) and returns the captured evidence with its SHA-256 hash, final URL and capture time.',
+    category: 'web',
+    http: { method: 'POST', path: '/api/v1/paid/evidence/browser', price: '0.02' },
+    mcp: { tool: 'browser_evidence', price: '0.02', annotations: { openWorldHint: true } },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      url: z.url().describe('Page to open'),
+      action: z.enum(['screenshot', 'dom', 'pdf']).default('screenshot').describe('The one browser action to perform'),
+      wait_ms: z.int().min(0).max(10_000).default(0).describe('Extra wait after load before capturing, in milliseconds'),
+    }),
+    inputExample: { url: 'https://example.com/', action: 'screenshot' },
+  }),
+  unavailable({
+    id: 'batch-extract',
+    title: 'Batch extraction with per-URL schema',
+    description:
+      'Extracts structured data from up to 10 public URLs, each against its own JSON Schema; returns one result per job with the extracted object and whether it validates.',
+    category: 'web',
+    http: { method: 'POST', path: '/api/v1/paid/batch-extract', price: '0.02' },
+    mcp: { tool: 'batch_extract', price: '0.02', annotations: READ_EXTERNAL },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      jobs: z
+        .array(
+          z.object({
+            url: z.url().describe('Public URL to extract from'),
+            schema: z.record(z.string(), z.unknown()).describe('JSON Schema object the extracted data must satisfy'),
+          }),
+        )
+        .min(1)
+        .max(MAX_BATCH_URLS)
+        .describe('Up to 10 extraction jobs'),
+    }),
+    inputExample: {
+      jobs: [
+        {
+          url: 'https://example.com/',
+          schema: { type: 'object', properties: { heading: { type: 'string' } }, required: ['heading'] },
+        },
+      ],
+    },
+  }),
+  unavailable({
+    id: 'batch-url-json',
+    title: 'Batch URL to JSON',
+    description:
+      'Fetches up to 10 HTTPS URLs and returns each page as structured JSON (title, text, links, metadata), with one receipt for the whole batch.',
+    category: 'web',
+    http: { method: 'POST', path: '/api/v1/paid/batch-url-json', price: '0.02' },
+    mcp: { tool: 'batch_url_json', price: '0.02', annotations: READ_EXTERNAL },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      urls: z.array(httpsUrl()).min(1).max(MAX_BATCH_URLS).describe('Up to 10 HTTPS URLs'),
+    }),
+    inputExample: { urls: ['https://example.com/', 'https://example.org/'] },
+  }),
+  unavailable({
+    id: 'x401-batch-extract',
+    title: 'Proof-gated batch extraction',
+    description:
+      'Extracts up to 10 URLs like batch_extract, but requires a route-scoped proof: a `jwt` or `json` credential carrying the claims route, sub, aud, exp, nonce and request_hash of the route\'s PROOF-REQUEST document (valid about 15 minutes).',
+    category: 'web',
+    http: { method: 'POST', path: '/api/v1/paid/x401-batch-extract', price: '0.02' },
+    mcp: { tool: 'x401_batch_extract', price: '0.02', annotations: READ_EXTERNAL },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      urls: z.array(z.url()).min(1).max(MAX_BATCH_URLS).describe('Up to 10 public URLs'),
+      proof: z
+        .union([z.string(), z.record(z.string(), z.unknown())])
+        .optional()
+        .describe('Proof credential: a JWT string, or a JSON object with the required claims; omit to receive the PROOF-REQUEST'),
+    }),
+    inputExample: { urls: ['https://example.com/'] },
+  }),
+  unavailable({
+    id: 'fetch-x402-content',
+    title: 'Fetch x402-paywalled content',
+    description:
+      'Fetches a resource that is behind an x402 paywall, paying it on your behalf up to the stated cap, and returns its content with the payment receipt. One free fetch per wallet per day.',
+    category: 'web',
+    http: { method: 'POST', path: '/api/v1/paid/fetch-x402', price: '0.02' },
+    mcp: { tool: 'fetch_x402_content', price: '0.02', annotations: { openWorldHint: true } },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      url: z.url().describe('URL of the x402-protected resource'),
+      method: z.enum(['GET', 'POST']).default('GET').describe('HTTP method to call it with'),
+      body: z.unknown().optional().describe('JSON body for POST'),
+      max_price: z
+        .string()
+        .regex(/^\d+(\.\d{1,6})?$/)
+        .optional()
+        .describe('Most USD to pay the resource, as a decimal string, e.g. "0.05"'),
+    }),
+    inputExample: { url: 'https://api.example.com/api/v1/paid/time', method: 'GET', max_price: '0.05' },
+    freeTier: { perWalletPerDay: 1, note: 'one free fetch per wallet per day' },
+  }),
+  unavailable({
+    id: 'purchase-web-extraction-sample',
+    title: 'Web extraction sample',
+    description: 'Extracts one HTTPS page as a low-priced sample of the extraction service and returns its title, cleaned text and metadata.',
+    category: 'web',
+    http: { method: 'POST', path: '/api/v1/paid/purchase-web-extraction-sample', price: '0.01' },
+    mcp: { tool: 'purchase_web_extraction_sample', price: '0.01', annotations: READ_EXTERNAL },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      url: httpsUrl().describe('HTTPS URL of the page'),
+    }),
+    inputExample: { url: 'https://example.com/' },
+  }),
+  unavailable({
+    id: 'purchase-website-decision-packet',
+    title: 'Website decision packet',
+    description:
+      'Returns a decision packet on one website for an agent deciding whether to buy from or rely on it: what it offers, pricing and payment signals, trust signals, and the evidence behind each.',
+    category: 'web',
+    mcp: { tool: 'purchase_website_decision_packet', price: '0.05', annotations: READ_EXTERNAL },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      url: z.url().describe('Home page or any page of the website'),
+    }),
+    inputExample: { url: 'https://example.com/' },
+  }),
+  unavailable({
+    id: 'tweets-search',
+    title: 'Tweet search',
+    description: 'Searches recent posts on X (Twitter) for a query and returns matching posts with author, time, text and engagement counts.',
+    category: 'web',
+    http: { method: 'GET', path: '/api/v1/paid/tweets-search', price: '0.005' },
+    mcp: { tool: 'tweets_search', price: '0.005', annotations: READ_EXTERNAL },
+    mode: FIXED,
+    rails: X402_BOTH,
+    input: z.object({
+      query: z.string().min(1).max(512).describe('Search query (supports the usual search operators)'),
+      limit: z.coerce.number().int().min(1).max(100).default(20).describe('Most posts to return'),
+    }),
+    inputExample: { query: 'x402', limit: 20 },
+  }),
+];

@@ -1,0 +1,93 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x + 40 hex characters');
+
+/** USDC on Base mainnet, the production default asset. */
+export const BASE_MAINNET = {
+  network: 'eip155:8453',
+  usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+} as const;
+
+const EnvSchema = z.object({
+  PERCALL_MODE: z.enum(['dev', 'production']).default('dev'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4021),
+  HOST: z.string().optional(),
+  PERCALL_DATA_DIR: z.string().default('.percall'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  SITE_URL: z.url().optional(),
+  SERVICE_NAME: z.string().default('percall'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  FACILITATOR_URL: z.url().optional(),
+  FACILITATOR_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  PAY_TO: evmAddress.optional(),
+  EVM_NETWORK: z.string().regex(/^eip155:\d+$/).default(BASE_MAINNET.network),
+  USDC_ADDRESS: evmAddress.default(BASE_MAINNET.usdc),
+  USDC_NAME: z.string().default('USD Coin'),
+  USDC_VERSION: z.string().default('2'),
+  /** Seconds a signed payment stays valid after the quote (x402 `maxTimeoutSeconds`). */
+  PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(300),
+  /** Dev mode only: use this running chain instead of starting anvil (then DEV_DEPLOYER_KEY must be funded). */
+  DEV_RPC_URL: z.url().optional(),
+});
+
+export interface Config {
+  mode: 'dev' | 'production';
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Public base URL; when unset it is derived from the listening address once the server is up. */
+  publicBaseUrl?: string;
+  siteUrl?: string;
+  serviceName: string;
+  logLevel: string;
+  maxBodyBytes: number;
+  facilitatorUrl?: string;
+  facilitatorTimeoutMs: number;
+  paymentTimeoutSeconds: number;
+  payTo?: `0x${string}`;
+  evm: { network: `eip155:${number}`; usdc: `0x${string}`; usdcName: string; usdcVersion: string };
+  devRpcUrl?: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads the typed config from the environment; every setting has an embedded default for dev mode. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${issues}`);
+  }
+  const e = parsed.data;
+  const config: Config = {
+    mode: e.PERCALL_MODE,
+    port: e.PORT,
+    host: e.HOST ?? (e.PERCALL_MODE === 'dev' ? '127.0.0.1' : '0.0.0.0'),
+    dataDir: resolve(e.PERCALL_DATA_DIR),
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/$/, ''),
+    siteUrl: e.SITE_URL?.replace(/\/$/, ''),
+    serviceName: e.SERVICE_NAME,
+    logLevel: e.LOG_LEVEL,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    facilitatorUrl: e.FACILITATOR_URL,
+    facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
+    paymentTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
+    payTo: e.PAY_TO as `0x${string}` | undefined,
+    evm: {
+      network: e.EVM_NETWORK as `eip155:${number}`,
+      usdc: e.USDC_ADDRESS as `0x${string}`,
+      usdcName: e.USDC_NAME,
+      usdcVersion: e.USDC_VERSION,
+    },
+    devRpcUrl: e.DEV_RPC_URL,
+  };
+  if (config.mode === 'production') {
+    if (!config.facilitatorUrl) throw new ConfigError('production mode needs FACILITATOR_URL');
+    if (!config.payTo) throw new ConfigError('production mode needs PAY_TO (the address that receives USDC)');
+  }
+  return config;
+}

@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import type { Catalogue } from '../catalogue/index.ts';
+import { priceFor } from '../catalogue/index.ts';
+import type { InferenceModel } from '../catalogue/models.ts';
+import type { AvailableProduct, Surface } from '../catalogue/types.ts';
+import { usdToAtomic } from '../money.ts';
+import type { EvmOffer } from '../payments/x402-rail.ts';
+
+/** Everything the free discovery documents are derived from. */
+export interface DiscoveryContext {
+  /** Public origin of the API, no trailing slash (e.g. `https://api.example.com`). */
+  baseUrl: string;
+  /** Public origin of the main site that serves identity and discovery documents, no trailing slash. */
+  siteUrl: string;
+  serviceName: string;
+  /** Package version of the running service. */
+  version: string;
+  catalogue: Catalogue;
+  /** x402 `exact` offers on EVM networks: network, asset, payTo… */
+  offers: EvmOffer[];
+  models: readonly InferenceModel[];
+  startedAt: Date;
+  /** Operator of the service, published in the agent card only when configured. */
+  provider?: { organization: string; url: string };
+}
+
+/** The x402 protocol version every document describes. */
+export const X402_VERSION = 2;
+
+/** Document version of the OpenAPI description (the service description fixes it). */
+export const OPENAPI_DOCUMENT_VERSION = '2.0.0';
+
+export const SERVICE_SUMMARY =
+  'Pay-per-call HTTP API and MCP server for machines: data, analytics, web extraction, research and inference, each call paid in USDC over x402 v2. No accounts, no API keys.';
+
+/** One way a product can be paid for: a scheme on a network with an asset and a recipient. */
+export interface PaymentAccept {
+  scheme: string;
+  network: string;
+  asset: string;
+  payTo: string;
+  /** Atomic USDC units quoted in the 402. */
+  amount: string;
+  maxTimeoutSeconds: number;
+}
+
+/** The price and payment options of one product on one surface, described once for every document. */
+export interface PaymentTerms {
+  /** USD per call, decimal string as declared ("0.01"). */
+  price: string;
+  /** Atomic USDC units (1 USD = 1,000,000), decimal string ("10000"). */
+  amount: string;
+  mode: 'fixed' | 'upto';
+  /** `upto` only: USD the caller may authorize at most. */
+  maximum?: string;
+  /** `upto` only: `maximum` in atomic USDC units. */
+  maximumAmount?: string;
+  /** CAIP-2 networks the payment is accepted on (only rails this instance actually offers). */
+  networks: string[];
+  /** Token contract of the first accepted offer (USDC); see `accepts` for every network. */
+  asset?: string;
+  /** Recipient of the first accepted offer; see `accepts` for every network. */
+  payTo?: string;
+  /** x402 schemes offered, e.g. ["exact"]. */
+  schemes: string[];
+  /** Payment rails offered for this product, e.g. ["x402"]. */
+  rails: string[];
+  accepts: PaymentAccept[];
+}
+
+/**
+ * Pricing of a product on a surface, from its declaration and the configured offers.
+ * The x402 rail quotes scheme `exact` for the declared price on every EVM offer (also for `upto`
+ * products, whose maximum is published as the authorization ceiling), so the same holds here.
+ */
+export function paymentTerms(product: AvailableProduct, surface: Surface, ctx: DiscoveryContext): PaymentTerms {
+  const price = priceFor(product, surface);
+  const amount = usdToAtomic(price).toString();
+  const accepts: PaymentAccept[] = product.rails.x402.includes('evm')
+    ? ctx.offers.map((offer) => ({
+        scheme: 'exact',
+        network: offer.network,
+        asset: offer.asset,
+        payTo: offer.payTo,
+        amount,
+        maxTimeoutSeconds: offer.maxTimeoutSeconds,
+      }))
+    : [];
+  const first = accepts[0];
+  const terms: PaymentTerms = {
+    price,
+    amount,
+    mode: product.mode.kind,
+    networks: unique(accepts.map((a) => a.network)),
+    schemes: unique(accepts.map((a) => a.scheme)),
+    rails: accepts.length > 0 ? ['x402'] : [],
+    accepts,
+  };
+  if (product.mode.kind === 'upto') {
+    terms.maximum = product.mode.maximum;
+    terms.maximumAmount = usdToAtomic(product.mode.maximum).toString();
+  }
+  if (first) {
+    terms.asset = first.asset;
+    terms.payTo = first.payTo;
+  }
+  return terms;
+}
+
+/** "0.01 USD", or "0.01 USD (mode upto, maximum 1.00 USD)" for `upto` products. */
+export function describePrice(terms: PaymentTerms): string {
+  return terms.mode === 'upto' && terms.maximum
+    ? `${terms.price} USD (mode upto, maximum ${terms.maximum} USD)`
+    : `${terms.price} USD`;
+}
+
+/** Networks offered by this instance, in offer order. */
+export function offeredNetworks(ctx: DiscoveryContext): string[] {
+  return unique(ctx.offers.map((o) => o.network));
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+const inputSchemas = new WeakMap<AvailableProduct, JsonSchema>();
+
+/**
+ * The product's input as JSON Schema (draft 2020-12, input side of transforms), without `$schema`.
+ * Never throws: types JSON Schema cannot express become `{}`.
+ */
+export function inputJsonSchema(product: AvailableProduct): JsonSchema {
+  let schema = inputSchemas.get(product);
+  if (!schema) {
+    schema = stripDialect(z.toJSONSchema(product.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+    inputSchemas.set(product, schema);
+  }
+  return structuredClone(schema);
+}
+
+/** The declared output schema, without `$schema`, or undefined. */
+export function outputJsonSchema(product: AvailableProduct): JsonSchema | undefined {
+  return product.outputSchema ? stripDialect(structuredClone(product.outputSchema)) : undefined;
+}
+
+function stripDialect(schema: JsonSchema): JsonSchema {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** The MCP endpoint (streamable HTTP). */
+export function mcpUrl(ctx: DiscoveryContext): string {
+  return `${ctx.baseUrl}/mcp`;
+}
+
+/** Where each discovery document is published (the service description puts some on the site host). */
+export function documentUrls(ctx: DiscoveryContext) {
+  return {
+    openapi: `${ctx.siteUrl}/openapi.json`,
+    x402: `${ctx.siteUrl}/.well-known/x402.json`,
+    agentCard: `${ctx.baseUrl}/.well-known/agent-card.json`,
+    agentJson: `${ctx.baseUrl}/.well-known/agent.json`,
+    llms: `${ctx.baseUrl}/llms.txt`,
+    llmsFull: `${ctx.baseUrl}/llms-full.txt`,
+    models: `${ctx.baseUrl}/api/v1/models`,
+    health: `${ctx.baseUrl}/health`,
+    mcp: mcpUrl(ctx),
+  };
+}
+
+export interface FreeEndpoint {
+  method: 'GET';
+  path: string;
+  /** operationId in the OpenAPI document. */
+  operationId: string;
+  summary: string;
+  contentType: 'application/json' | 'text/plain';
+}
+
+/** The free endpoints this service serves itself (see http/free-routes.ts). */
+export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
+  { method: 'GET', path: '/health', operationId: 'getHealth', summary: 'Liveness: `status` and `uptime` in seconds', contentType: 'application/json' },
+  { method: 'GET', path: '/api/v1/models', operationId: 'listModels', summary: 'The inference model catalogue: `models` and `count`', contentType: 'application/json' },
+  { method: 'GET', path: '/llms.txt', operationId: 'getLlmsTxt', summary: 'Markdown discovery document for language models', contentType: 'text/plain' },
+  { method: 'GET', path: '/llms-full.txt', operationId: 'getLlmsFullTxt', summary: 'Full Markdown documentation: every product with schemas, examples and prices', contentType: 'text/plain' },
+  { method: 'GET', path: '/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 description', contentType: 'application/json' },
+  { method: 'GET', path: '/.well-known/agent.json', operationId: 'getAgentJson', summary: 'Agent card (A2A style)', contentType: 'application/json' },
+  { method: 'GET', path: '/.well-known/agent-card.json', operationId: 'getAgentCard', summary: 'Agent card (A2A style), same document as /.well-known/agent.json', contentType: 'application/json' },
+  { method: 'GET', path: '/.well-known/x402.json', operationId: 'getX402Catalogue', summary: 'x402 payment catalogue: every paid route and tool with its price and payment options', contentType: 'application/json' },
+];
+
+/** Collapses whitespace so a description fits on one Markdown line. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function unique<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}

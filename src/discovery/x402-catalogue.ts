@@ -1,0 +1,142 @@
+import type { AvailableProduct, Surface } from '../catalogue/types.ts';
+import { USDC_DECIMALS } from '../money.ts';
+import {
+  SERVICE_SUMMARY,
+  X402_VERSION,
+  documentUrls,
+  inputJsonSchema,
+  offeredNetworks,
+  outputJsonSchema,
+  paymentTerms,
+  type DiscoveryContext,
+  type JsonSchema,
+  type PaymentAccept,
+} from './context.ts';
+
+/** Price and payment options shared by resources and tools. */
+interface PricedEntry {
+  id: string;
+  title: string;
+  description: string;
+  category: string;
+  price: string;
+  currency: 'USD';
+  amount: string;
+  mode: 'fixed' | 'upto';
+  maximum?: string;
+  maximumAmount?: string;
+  networks: string[];
+  asset?: string;
+  payTo?: string;
+  schemes: string[];
+  rails: string[];
+  accepts: PaymentAccept[];
+  mimeType: 'application/json';
+  inputSchema: JsonSchema;
+  inputExample?: Record<string, unknown>;
+  outputSchema?: JsonSchema;
+  outputExample?: unknown;
+}
+
+export interface X402Resource extends PricedEntry {
+  method: 'GET' | 'POST';
+  path: string;
+  url: string;
+  /** The MCP tool selling the same product, if any (its price is in `tools`). */
+  tool?: string;
+}
+
+export interface X402Tool extends PricedEntry {
+  name: string;
+  /** MCP endpoint (streamable HTTP). */
+  url: string;
+  transport: 'streamable-http';
+  /** The HTTP route selling the same product, if any (its price is in `resources`). */
+  http?: { method: 'GET' | 'POST'; path: string };
+}
+
+export interface X402Catalogue {
+  x402Version: number;
+  service: { name: string; version: string; description: string; documentation: string; openapi: string; mcp: string };
+  baseUrl: string;
+  updatedAt: string;
+  payTo?: string;
+  asset?: string;
+  networks: string[];
+  assets: { network: string; asset: string; symbol: 'USDC'; name: string; version: string; decimals: number; payTo: string; scheme: 'exact'; maxTimeoutSeconds: number }[];
+  resources: X402Resource[];
+  tools: X402Tool[];
+}
+
+/** The payment catalogue (`/.well-known/x402.json`): every available paid HTTP route and MCP tool with its own price. */
+export function buildX402Catalogue(ctx: DiscoveryContext): X402Catalogue {
+  const urls = documentUrls(ctx);
+  const first = ctx.offers[0];
+  return {
+    x402Version: X402_VERSION,
+    service: {
+      name: ctx.serviceName,
+      version: ctx.version,
+      description: SERVICE_SUMMARY,
+      documentation: urls.llmsFull,
+      openapi: urls.openapi,
+      mcp: urls.mcp,
+    },
+    baseUrl: ctx.baseUrl,
+    updatedAt: ctx.startedAt.toISOString(),
+    ...(first ? { payTo: first.payTo, asset: first.asset } : {}),
+    networks: offeredNetworks(ctx),
+    assets: ctx.offers.map((offer) => ({
+      network: offer.network,
+      asset: offer.asset,
+      symbol: 'USDC' as const,
+      name: offer.assetName,
+      version: offer.assetVersion,
+      decimals: USDC_DECIMALS,
+      payTo: offer.payTo,
+      scheme: 'exact' as const,
+      maxTimeoutSeconds: offer.maxTimeoutSeconds,
+    })),
+    resources: ctx.catalogue.available('http').map((product) => ({
+      method: product.http!.method,
+      path: product.http!.path,
+      url: `${ctx.baseUrl}${product.http!.path}`,
+      ...priced(product, 'http', ctx),
+      ...(product.mcp ? { tool: product.mcp.tool } : {}),
+    })),
+    tools: ctx.catalogue.available('mcp').map((product) => ({
+      name: product.mcp!.tool,
+      url: urls.mcp,
+      transport: 'streamable-http' as const,
+      ...priced(product, 'mcp', ctx),
+      ...(product.http ? { http: { method: product.http.method, path: product.http.path } } : {}),
+    })),
+  };
+}
+
+function priced(product: AvailableProduct, surface: Surface, ctx: DiscoveryContext): PricedEntry {
+  const terms = paymentTerms(product, surface, ctx);
+  const output = outputJsonSchema(product);
+  return {
+    id: product.id,
+    title: product.title,
+    description: product.description,
+    category: product.category,
+    price: terms.price,
+    currency: 'USD',
+    amount: terms.amount,
+    mode: terms.mode,
+    ...(terms.maximum ? { maximum: terms.maximum, maximumAmount: terms.maximumAmount } : {}),
+    networks: terms.networks,
+    ...(terms.asset ? { asset: terms.asset } : {}),
+    ...(terms.payTo ? { payTo: terms.payTo } : {}),
+    schemes: terms.schemes,
+    rails: terms.rails,
+    accepts: terms.accepts,
+    mimeType: 'application/json',
+    inputSchema: inputJsonSchema(product),
+    ...(product.inputExample ? { inputExample: product.inputExample } : {}),
+    ...(output ? { outputSchema: output } : {}),
+    ...(product.outputExample !== undefined ? { outputExample: product.outputExample } : {}),
+  };
+}

@@ -1,0 +1,58 @@
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import type { FieldError } from './problem.ts';
+
+export type InputResult =
+  | { ok: true; value: unknown }
+  | { ok: false; status: 400 | 413; errors: FieldError[] };
+
+/** Reads the request body up to `limit` bytes; never buffers more than that. */
+export async function readBodyLimited(c: Context, limit: number): Promise<{ ok: true; text: string } | { ok: false }> {
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) return { ok: false };
+  const body = c.req.raw.body;
+  if (!body) return { ok: true, text: '' };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return { ok: false };
+    }
+    chunks.push(value);
+  }
+  return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Parses a JSON body text; an empty body is an empty object. */
+export function parseJsonBody(text: string): InputResult {
+  if (text.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, status: 400, errors: [{ field: 'body', message: `malformed JSON (${(error as Error).message})` }] };
+  }
+}
+
+/** Query parameters as a flat record in their order (repeated keys keep the last value). */
+export function queryInput(c: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  new URL(c.req.url).searchParams.forEach((value, key) => {
+    out[key] = value;
+  });
+  return out;
+}
+
+export function validate(schema: z.ZodType, value: unknown): InputResult {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return {
+    ok: false,
+    status: 400,
+    errors: parsed.error.issues.map((issue) => ({ field: issue.path.length ? issue.path.join('.') : 'body', message: issue.message })),
+  };
+}

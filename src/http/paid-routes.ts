@@ -1,0 +1,126 @@
+import type { Context, Hono } from 'hono';
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
+import type { Catalogue } from '../catalogue/index.ts';
+import { ProductInputError, type AvailableProduct, type Product } from '../catalogue/types.ts';
+import type { PaymentGate } from '../payments/gate.ts';
+import { describeError } from '../payments/gate.ts';
+import type { X402Rail } from '../payments/x402-rail.ts';
+import type { Logger } from '../log.ts';
+import { parseJsonBody, queryInput, readBodyLimited, validate, type InputResult } from './input.ts';
+import { problemResponse, problems } from './problem.ts';
+
+export interface PaidRouteDeps {
+  catalogue: Catalogue;
+  rail: X402Rail;
+  gate: PaymentGate;
+  log: Logger;
+  maxBodyBytes: number;
+  /** Origin used in the 402 `resource.url`; the request's own origin when undefined. */
+  publicBaseUrl?: string;
+}
+
+/** Methods that always get the 402 quote on a paid path (crawlers read prices with any of them). */
+const QUOTED_METHODS = new Set(['GET', 'HEAD', 'POST']);
+
+/** Registers every HTTP product of the catalogue; unavailable ones answer 501 without charging. */
+export function registerPaidRoutes(app: Hono, deps: PaidRouteDeps): void {
+  for (const product of deps.catalogue.httpProducts()) {
+    app.all(product.http!.path, (c) => handlePaidRequest(c, product, deps));
+  }
+}
+
+async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDeps): Promise<Response> {
+  const method = c.req.method;
+  const declared = product.http!.method;
+  if (!QUOTED_METHODS.has(method)) {
+    return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
+  }
+  if (product.status !== 'available') return problemResponse(c, problems.notImplemented(product.id, product.reason));
+
+  const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
+  const methodMatches = method === declared || (method === 'HEAD' && declared === 'GET');
+  const input = methodMatches ? await readInput(c, product, deps.maxBodyBytes) : undefined;
+  const resourceUrl = `${deps.publicBaseUrl ?? new URL(c.req.url).origin}${product.http!.path}`;
+
+  if (!paymentHeader) {
+    // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
+    const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;
+    return paymentRequired(deps.rail.paymentRequired(product, 'http', resourceUrl, inputError));
+  }
+  if (!methodMatches || method === 'HEAD') {
+    return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
+  }
+
+  let payload: PaymentPayload;
+  try {
+    payload = decodePaymentSignatureHeader(paymentHeader);
+  } catch {
+    return paymentRequired(deps.rail.paymentRequired(product, 'http', resourceUrl, 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload'));
+  }
+  if (!input!.ok) {
+    const problem = input!.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input!.errors);
+    return problemResponse(c, problem);
+  }
+
+  const result = await deps.gate.execute({ product, surface: 'http', payload, input: input!.value });
+  switch (result.status) {
+    case 'served':
+      return new Response(JSON.stringify(result.output), {
+        status: 200,
+        headers: {
+          'content-type': 'application/json',
+          'cache-control': 'private, no-store',
+          'payment-response': encodePaymentResponseHeader(result.settlement),
+        },
+      });
+    case 'payment_failed':
+      return paymentRequired(
+        deps.rail.paymentRequired(product, 'http', resourceUrl, result.failure.reason),
+        result.settlement,
+      );
+    case 'product_failed':
+      return productFailure(c, product, result.error, deps.log);
+    case 'unavailable':
+      return problemResponse(c, problems.facilitatorUnavailable(result.detail), { 'retry-after': '5' });
+    case 'pending':
+      return problemResponse(c, problems.settlementPending(), { 'retry-after': '30' });
+  }
+}
+
+async function readInput(c: Context, product: AvailableProduct, limit: number): Promise<InputResult> {
+  if (product.http!.method === 'GET') return validate(product.input, queryInput(c));
+  const body = await readBodyLimited(c, limit);
+  if (!body.ok) return { ok: false, status: 413, errors: [{ field: 'body', message: `larger than ${limit} bytes` }] };
+  const json = parseJsonBody(body.text);
+  return json.ok ? validate(product.input, json.value) : json;
+}
+
+/** 402 with the quote in the PAYMENT-REQUIRED header and, identical, as the JSON body. */
+function paymentRequired(quote: PaymentRequired, settlement?: SettleResponse): Response {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    'payment-required': encodePaymentRequiredHeader(quote),
+  };
+  if (settlement) headers['payment-response'] = encodePaymentResponseHeader(settlement);
+  return new Response(JSON.stringify(quote), { status: 402, headers });
+}
+
+function productFailure(c: Context, product: Product, error: unknown, log: Logger): Response {
+  if (error instanceof ProductInputError) {
+    return problemResponse(c, {
+      status: error.status,
+      code: 'input-rejected',
+      title: 'The product rejected the input',
+      detail: `${error.message}. The payment was not settled, nothing was charged`,
+      ...(error.field ? { errors: [{ field: error.field, message: error.message }] } : {}),
+    });
+  }
+  log.error({ product: product.id, err: describeError(error) }, 'product failed');
+  return problemResponse(c, problems.productFailed(product.id));
+}
+
+function allowHeader(declared: 'GET' | 'POST'): string {
+  return declared === 'GET' ? 'GET, HEAD' : 'POST, GET, HEAD';
+}

@@ -1,0 +1,31 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * Paths that may carry credentials. pino removes them before a line is written, so a payment
+ * signature, a private key or a bearer token never reaches a log even if a caller logs a whole object.
+ */
+const REDACT_PATHS = [
+  'privateKey',
+  '*.privateKey',
+  'buyerPrivateKey',
+  '*.buyerPrivateKey',
+  'signature',
+  '*.signature',
+  'payload.signature',
+  'headers.authorization',
+  'headers["payment-signature"]',
+  'headers["x-payment"]',
+  'req.headers.authorization',
+  'req.headers["payment-signature"]',
+  'req.headers["x-payment"]',
+  'authorization',
+  'assertion',
+  'access_token',
+  'databaseUrl',
+];
+
+export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'percall' } });
+}

@@ -1,0 +1,75 @@
+import { loadConfig } from './config.ts';
+import { runPayCommand } from './client/pay-command.ts';
+import { createLogger } from './log.ts';
+import { startService } from './runtime.ts';
+
+const HELP = `percall: pay-per-call HTTP API and MCP server for machines (x402, USDC)
+
+usage:
+  percall start                         run the service (dev chain + local facilitator by default)
+  percall pay [METHOD] URL [--json BODY] pay a route with the official x402 client and print the result
+
+Configuration is read from the environment; see README.md.`;
+
+async function start(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const service = await startService({ config, log, persistChain: true });
+  if (service.dev) {
+    const d = service.dev;
+    process.stdout.write(
+      [
+        '',
+        `percall (dev) listening on ${d.baseUrl}`,
+        `  network   ${d.network} (chain id ${d.chainId}, rpc ${d.rpcUrl})`,
+        `  asset     ${d.asset} (test USDC)`,
+        `  payTo     ${d.payTo}`,
+        `  buyer     ${d.buyerAddress} (key in ${config.dataDir}/dev.json)`,
+        '',
+        `try: npx percall pay GET ${d.baseUrl}/api/v1/paid/time`,
+        '',
+      ].join('\n'),
+    );
+  }
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    service.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+async function main(argv: string[]): Promise<number | undefined> {
+  const [command = 'start', ...rest] = argv;
+  switch (command) {
+    case 'start':
+      await start();
+      return undefined;
+    case 'pay':
+      return runPayCommand(rest);
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(HELP);
+      return 0;
+    default:
+      console.error(`unknown command ${command}\n\n${HELP}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  },
+);

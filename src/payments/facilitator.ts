@@ -1,0 +1,61 @@
+import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
+import { x402Facilitator } from '@x402/core/facilitator';
+import type { Network, SupportedResponse } from '@x402/core/types';
+import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { createPublicClient, createWalletClient, defineChain, http, nonceManager, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+
+export interface LocalFacilitatorOptions {
+  rpcUrl: string;
+  chainId: number;
+  network: Network;
+  /** Gas wallet that submits settlements. Never logged. */
+  privateKey: Hex;
+  /** Receipt polling interval; anvil mines instantly, so short polling keeps settlement fast. */
+  pollingIntervalMs?: number;
+}
+
+/**
+ * The official x402 facilitator (`x402Facilitator` + the `exact` EVM scheme) running in-process
+ * with a viem signer. Used by the dev stack and by operators who settle with their own gas wallet.
+ * It is wrapped as a FacilitatorClient so the resource server treats it like a remote one.
+ */
+export function createLocalFacilitator(options: LocalFacilitatorOptions): FacilitatorClient & { address: Hex } {
+  const chain = defineChain({
+    id: options.chainId,
+    name: `chain-${options.chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [options.rpcUrl] } },
+  });
+  // nonceManager hands out nonces locally, so concurrent settlements never collide on a nonce.
+  const account = privateKeyToAccount(options.privateKey, { nonceManager });
+  const pollingInterval = options.pollingIntervalMs ?? 50;
+  const transport = http(options.rpcUrl, { batch: false });
+  const publicClient = createPublicClient({ chain, transport, pollingInterval });
+  const walletClient = createWalletClient({ account, chain, transport, pollingInterval });
+
+  const signer = toFacilitatorEvmSigner({
+    address: account.address,
+    readContract: (args) => publicClient.readContract({ ...args, args: args.args ?? [] } as never),
+    verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
+    writeContract: (args) => walletClient.writeContract({ ...args, chain, account } as never),
+    sendTransaction: (args) => walletClient.sendTransaction({ ...args, chain, account }),
+    waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt({ ...args, pollingInterval }),
+    getCode: (args) => publicClient.getCode(args),
+  });
+
+  const facilitator = new x402Facilitator();
+  registerExactEvmScheme(facilitator, { signer, networks: options.network });
+  return {
+    address: account.address,
+    verify: (payload, requirements) => facilitator.verify(payload, requirements),
+    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    getSupported: async () => facilitator.getSupported() as SupportedResponse,
+  };
+}
+
+/** A remote facilitator over the x402 facilitator HTTP API (`/verify`, `/settle`, `/supported`). */
+export function createRemoteFacilitator(url: string, timeoutMs: number): FacilitatorClient {
+  return new HTTPFacilitatorClient({ url, timeoutMs });
+}

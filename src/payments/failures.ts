@@ -1,0 +1,21 @@
+/**
+ * Why a payment was not accepted, in the four public categories the telemetry reports.
+ * The facilitator's detailed reason (e.g. `invalid_exact_evm_payload_signature`) travels beside it.
+ */
+export type FailureCategory =
+  | 'payment_verification_failed'
+  | 'payment_processing_error'
+  | 'payment_requirement_not_accepted'
+  | 'settlement_failed';
+
+export interface PaymentFailure {
+  category: FailureCategory;
+  /** Machine-readable detail: the facilitator's reason, or one of ours (`payment_already_used`…). */
+  reason: string;
+  network?: string;
+}
+
+/** Facilitator or network trouble on our side: the caller should retry later, nothing was charged. */
+export class FacilitatorUnavailableError extends Error {
+  override name = 'FacilitatorUnavailableError';
+}

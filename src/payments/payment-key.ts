@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+import type { PaymentPayload } from '@x402/core/types';
+
+/**
+ * The identity of a signed payment, the replay guard's key. For EIP-3009 authorizations it is the
+ * (network, token, payer, nonce) tuple the token contract itself enforces once; a payload re-encoded
+ * or re-signed with the same nonce maps to the same key. Other payload kinds hash the signed payload.
+ */
+export function paymentKey(payload: PaymentPayload): string {
+  const { network, asset } = payload.accepted;
+  const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
+  if (typeof authorization?.from === 'string' && typeof authorization.nonce === 'string') {
+    return `eip3009:${network}:${asset.toLowerCase()}:${authorization.from.toLowerCase()}:${authorization.nonce.toLowerCase()}`;
+  }
+  const digest = createHash('sha256').update(stableJson(payload.payload)).digest('hex');
+  return `payload:${network}:${digest}`;
+}
+
+/** JSON with sorted object keys, so equal payloads hash equally whatever their key order. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,126 @@
+import { x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
+import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { z } from 'zod';
+import type { AvailableProduct, Product, Surface } from '../catalogue/types.ts';
+import { priceFor } from '../catalogue/index.ts';
+import { usdToAtomic } from '../money.ts';
+
+/** One way to pay: x402 `exact` with a given token on a given EVM network. */
+export interface EvmOffer {
+  network: Network;
+  asset: `0x${string}`;
+  /** EIP-712 domain of the token, which the client signs against. */
+  assetName: string;
+  assetVersion: string;
+  payTo: `0x${string}`;
+  maxTimeoutSeconds: number;
+}
+
+interface Quote {
+  accepts: PaymentRequirements[];
+  extensions: Record<string, unknown>;
+  description: string;
+}
+
+/**
+ * The x402 rail over the official resource server. Requirements and bazaar blocks are computed
+ * once per product and surface at start-up (prices are fixed), so a 402 costs no async work.
+ */
+export class X402Rail {
+  readonly server: x402ResourceServer;
+  private readonly quotes = new Map<string, Quote>();
+
+  constructor(
+    facilitator: FacilitatorClient,
+    private readonly offers: EvmOffer[],
+    private readonly serviceName: string,
+  ) {
+    this.server = new x402ResourceServer(facilitator);
+    for (const offer of offers) this.server.register(offer.network, new ExactEvmScheme());
+  }
+
+  /** Fetches the facilitator's supported kinds, then prices every available product. */
+  async initialize(products: readonly Product[]): Promise<void> {
+    await this.server.initialize();
+    for (const product of products) {
+      if (product.status !== 'available') continue;
+      for (const surface of ['http', 'mcp'] as const) {
+        if (!product[surface]) continue;
+        this.quotes.set(quoteKey(product, surface), await this.buildQuote(product, surface));
+      }
+    }
+  }
+
+  private async buildQuote(product: AvailableProduct, surface: Surface): Promise<Quote> {
+    const amount = usdToAtomic(priceFor(product, surface)).toString();
+    const accepts: PaymentRequirements[] = [];
+    for (const offer of this.offers) {
+      if (!product.rails.x402.includes('evm')) continue;
+      accepts.push(
+        ...(await this.server.buildPaymentRequirements({
+          scheme: 'exact',
+          network: offer.network,
+          payTo: offer.payTo,
+          price: { amount, asset: offer.asset, extra: { name: offer.assetName, version: offer.assetVersion } },
+          maxTimeoutSeconds: offer.maxTimeoutSeconds,
+        })),
+      );
+    }
+    return { accepts, extensions: bazaarExtension(product, surface), description: product.description };
+  }
+
+  requirementsFor(product: AvailableProduct, surface: Surface): PaymentRequirements[] {
+    return this.quote(product, surface).accepts;
+  }
+
+  /** The `PaymentRequired` object of a 402: the same object goes in the header and the body. */
+  paymentRequired(product: AvailableProduct, surface: Surface, url: string, error?: string): PaymentRequired {
+    const quote = this.quote(product, surface);
+    const resource: ResourceInfo = {
+      url,
+      description: quote.description,
+      mimeType: 'application/json',
+      serviceName: this.serviceName,
+      tags: [product.category],
+    };
+    return { x402Version: 2, ...(error ? { error } : {}), resource, accepts: quote.accepts, extensions: quote.extensions };
+  }
+
+  /** The accepted requirement the payload commits to, if it is one we offered for this product. */
+  match(product: AvailableProduct, surface: Surface, payload: PaymentPayload): PaymentRequirements | undefined {
+    return this.server.findMatchingRequirements(this.quote(product, surface).accepts, payload);
+  }
+
+  private quote(product: AvailableProduct, surface: Surface): Quote {
+    const quote = this.quotes.get(quoteKey(product, surface));
+    if (!quote) throw new Error(`no x402 quote for ${product.id} on ${surface}: rail not initialized`);
+    return quote;
+  }
+}
+
+function quoteKey(product: Product, surface: Surface): string {
+  return `${surface}:${product.id}`;
+}
+
+/** The bazaar discovery block (x402 `extensions.bazaar`): input schema and output example. */
+function bazaarExtension(product: AvailableProduct, surface: Surface): Record<string, unknown> {
+  const inputSchema = z.toJSONSchema(product.input, { io: 'input' }) as Record<string, unknown>;
+  const output = { example: product.outputExample ?? {}, ...(product.outputSchema ? { schema: product.outputSchema } : {}) };
+  if (surface === 'mcp' && product.mcp) {
+    return declareDiscoveryExtension({
+      toolName: product.mcp.tool,
+      description: product.description,
+      transport: 'streamable-http',
+      inputSchema,
+      ...(product.inputExample ? { example: product.inputExample } : {}),
+      output,
+    } as never);
+  }
+  const method = product.http!.method;
+  if (method === 'GET') {
+    return declareDiscoveryExtension({ method, inputSchema, input: product.inputExample ?? {}, output } as never);
+  }
+  return declareDiscoveryExtension({ method, bodyType: 'json', inputSchema, input: product.inputExample ?? {}, output } as never);
+}

@@ -1,0 +1,103 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FacilitatorClient } from '@x402/core/server';
+import { createPercall, type Percall } from './app.ts';
+import type { Product } from './catalogue/types.ts';
+import type { Config } from './config.ts';
+import { devStatePath, startDevChain, type DevChain, type DevInfo } from './devchain/stack.ts';
+import type { Logger } from './log.ts';
+import { createLocalFacilitator, createRemoteFacilitator } from './payments/facilitator.ts';
+import type { EvmOffer } from './payments/x402-rail.ts';
+import { listen } from './server.ts';
+import { openEmbeddedStore } from './store/embedded.ts';
+import type { Store } from './store/types.ts';
+
+export interface RunningService {
+  url: string;
+  percall: Percall;
+  /** Present in dev mode. */
+  dev?: DevInfo;
+  devChain?: DevChain;
+  /** Graceful: stops accepting, lets in-flight calls settle, then closes the store and the chain. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  log: Logger;
+  /** Tests add products; the default is the full catalogue. */
+  products?: readonly Product[];
+  /** Tests share one chain between services. */
+  devChain?: DevChain;
+  /** Tests wrap the facilitator (e.g. to simulate an outage). */
+  wrapFacilitator?: (facilitator: FacilitatorClient) => FacilitatorClient;
+  /** Dev mode: keep the chain in the data directory across restarts (npm start does). */
+  persistChain?: boolean;
+}
+
+/** Starts the whole service: the dev chain and local facilitator in dev mode, the store, the HTTP listener. */
+export async function startService(options: StartOptions): Promise<RunningService> {
+  const { config, log } = options;
+  await mkdir(config.dataDir, { recursive: true });
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    const pending = cleanups.splice(0).reverse();
+    for (const fn of pending) await fn().catch((error) => log.warn({ err: String(error) }, 'cleanup failed'));
+  };
+  try {
+    let devChain = options.devChain;
+    let facilitator: FacilitatorClient;
+    let offer: EvmOffer;
+    if (config.mode === 'dev') {
+      if (!devChain) {
+        devChain = await startDevChain({
+          log,
+          rpcUrl: config.devRpcUrl,
+          payTo: config.payTo,
+          statePath: options.persistChain ? devStatePath(config.dataDir) : undefined,
+        });
+        const started = devChain;
+        cleanups.push(() => started.stop());
+      }
+      facilitator = createLocalFacilitator({
+        rpcUrl: devChain.rpcUrl,
+        chainId: devChain.chainId,
+        network: devChain.network,
+        privateKey: devChain.facilitatorKey,
+      });
+      offer = { network: devChain.network, asset: devChain.usdc, assetName: devChain.usdcName, assetVersion: devChain.usdcVersion, payTo: devChain.payTo, maxTimeoutSeconds: config.paymentTimeoutSeconds };
+    } else {
+      facilitator = createRemoteFacilitator(config.facilitatorUrl!, config.facilitatorTimeoutMs);
+      offer = { network: config.evm.network, asset: config.evm.usdc, assetName: config.evm.usdcName, assetVersion: config.evm.usdcVersion, payTo: config.payTo!, maxTimeoutSeconds: config.paymentTimeoutSeconds };
+    }
+    if (options.wrapFacilitator) facilitator = options.wrapFacilitator(facilitator);
+
+    const store: Store = await openEmbeddedStore(config.dataDir);
+    cleanups.push(() => store.close());
+    const listener = await listen(config.port, config.host);
+    cleanups.push(() => listener.close());
+    const baseUrl = config.publicBaseUrl ?? listener.url;
+    const percall = await createPercall({ config, log, store, facilitator, offers: [offer], products: options.products, baseUrl });
+    listener.setHandler(percall.app.fetch);
+
+    let dev: DevInfo | undefined;
+    if (devChain) {
+      dev = {
+        baseUrl,
+        network: devChain.network,
+        chainId: devChain.chainId,
+        rpcUrl: devChain.rpcUrl,
+        asset: devChain.usdc,
+        payTo: devChain.payTo,
+        buyerAddress: devChain.buyer.address,
+        buyerPrivateKey: devChain.buyer.privateKey,
+      };
+      await writeFile(join(config.dataDir, 'dev.json'), `${JSON.stringify(dev, null, 2)}\n`, { mode: 0o600 });
+    }
+    log.info({ url: baseUrl, mode: config.mode, network: offer.network, payTo: offer.payTo }, 'percall listening');
+    return { url: baseUrl, percall, dev, devChain, stop: cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

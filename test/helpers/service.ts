@@ -1,0 +1,46 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FacilitatorClient } from '@x402/core/server';
+import type { Product } from '../../src/catalogue/types.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startDevChain, type DevChain } from '../../src/devchain/stack.ts';
+import { usdcBalance } from '../../src/devchain/contracts.ts';
+import { createLogger } from '../../src/log.ts';
+import { startService, type RunningService } from '../../src/runtime.ts';
+
+export const silentLog = createLogger('silent');
+
+export function tempDataDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'percall-test-'));
+}
+
+export function startTestChain(): Promise<DevChain> {
+  return startDevChain({ log: silentLog });
+}
+
+/** The whole service in dev mode on a free port, against the given chain, with a throwaway data dir. */
+export async function startTestService(options: {
+  chain: DevChain;
+  dataDir?: string;
+  products?: readonly Product[];
+  wrapFacilitator?: (f: FacilitatorClient) => FacilitatorClient;
+  env?: Record<string, string>;
+}): Promise<RunningService & { dataDir: string }> {
+  const dataDir = options.dataDir ?? (await tempDataDir());
+  const config = loadConfig({ PERCALL_MODE: 'dev', PORT: '0', PERCALL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
+  const service = await startService({
+    config,
+    log: silentLog,
+    devChain: options.chain,
+    products: options.products,
+    wrapFacilitator: options.wrapFacilitator,
+  });
+  return { ...service, dataDir };
+}
+
+export function balances(chain: DevChain): Promise<{ buyer: bigint; payTo: bigint }> {
+  return Promise.all([usdcBalance(chain.rpcUrl, chain.usdc, chain.buyer.address), usdcBalance(chain.rpcUrl, chain.usdc, chain.payTo)]).then(
+    ([buyer, payTo]) => ({ buyer, payTo }),
+  );
+}

@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { createPayingFetch } from '../src/client/paying-fetch.ts';
+import type { DevChain } from '../src/devchain/stack.ts';
+import type { RunningService } from '../src/runtime.ts';
+import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { paymentHeader, quote, settlementOf, signPayment, tamper } from './helpers/payments.ts';
+import { TEST_PRODUCTS } from './helpers/products.ts';
+
+let chain: DevChain;
+let service: RunningService & { dataDir: string };
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  service = await startTestService({ chain, products: TEST_PRODUCTS });
+});
+afterAll(async () => {
+  await service?.stop();
+  await chain?.stop();
+});
+
+const PRICE_0_01 = 10_000n;
+
+describe('x402 exact on a real chain with the official @x402/fetch client', () => {
+  it('pays for time: the buyer loses exactly the price, the pay-to gains it, one ledger row', async () => {
+    const before = await balances(chain);
+    const ledgerBefore = (await service.percall.store.ledger()).length;
+    const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+    const response = await pay(`${service.url}/api/v1/paid/time`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { time: string; unix: number };
+    expect(new Date(body.time).toISOString()).toBe(body.time);
+    expect(Number.isInteger(body.unix)).toBe(true);
+    const settlement = settlementOf(response)!;
+    expect(settlement.success).toBe(true);
+    expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const after = await balances(chain);
+    expect(before.buyer - after.buyer).toBe(PRICE_0_01);
+    expect(after.payTo - before.payTo).toBe(PRICE_0_01);
+
+    const ledger = await service.percall.store.ledger();
+    expect(ledger.length).toBe(ledgerBefore + 1);
+    expect(ledger[0]).toMatchObject({
+      txHash: settlement.transaction,
+      product: 'time',
+      surface: 'http',
+      amount: '10000',
+      asset: chain.usdc,
+      network: chain.network,
+      payer: chain.buyer.address,
+      payTo: chain.payTo,
+    });
+  });
+
+  it('pays for echo and echoes the query parameters', async () => {
+    const before = await balances(chain);
+    const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+    const response = await pay(`${service.url}/api/v1/paid/echo?a=1&b=two`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { echo: string; timestamp: string };
+    expect(body.echo).toBe('a=1&b=two');
+    expect(typeof body.timestamp).toBe('string');
+    const after = await balances(chain);
+    expect(before.buyer - after.buyer).toBe(PRICE_0_01);
+    expect((await service.percall.store.ledger())[0]).toMatchObject({ product: 'echo', txHash: settlementOf(response)!.transaction });
+  });
+
+  it('answers an unpaid call with 402: PAYMENT-REQUIRED header equal to the JSON body, no-store, bazaar block', async () => {
+    const response = await fetch(`${service.url}/api/v1/paid/time`);
+    expect(response.status).toBe(402);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const header = decodePaymentRequiredHeader(response.headers.get('payment-required')!);
+    const body = await response.json();
+    expect(body).toEqual(header);
+    expect(header.x402Version).toBe(2);
+    expect(header.resource.url).toBe(`${service.url}/api/v1/paid/time`);
+    expect(header.accepts).toEqual([
+      expect.objectContaining({ scheme: 'exact', network: chain.network, amount: '10000', asset: chain.usdc, payTo: chain.payTo }),
+    ]);
+    const bazaar = (header.extensions as Record<string, { info: { input: unknown; output: { example: unknown } } }>).bazaar!;
+    expect(bazaar.info.input).toMatchObject({ type: 'http', method: 'GET' });
+    expect(bazaar.info.output.example).toMatchObject({ time: expect.any(String), unix: expect.any(Number) });
+  });
+
+  it('quotes HEAD and GET on a POST route too (crawlers read prices that way)', async () => {
+    for (const method of ['HEAD', 'GET', 'POST']) {
+      const response = await fetch(`${service.url}/api/v1/paid/test-strict`, { method });
+      expect(response.status, method).toBe(402);
+      expect(response.headers.get('payment-required'), method).toBeTruthy();
+    }
+  });
+});
+
+describe('replay guard: one signed payment buys exactly one response', () => {
+  it('the same payment twice in sequence: one 200, then 402 with a reason, one settlement', async () => {
+    const before = await balances(chain);
+    const url = `${service.url}/api/v1/paid/time`;
+    const headers = paymentHeader(await signPayment(chain.buyer.privateKey, await quote(url)));
+    const first = await fetch(url, { headers });
+    expect(first.status).toBe(200);
+    const second = await fetch(url, { headers });
+    expect(second.status).toBe(402);
+    expect(((await second.json()) as { error: string }).error).toBe('payment_already_used');
+    expect(before.buyer - (await balances(chain)).buyer).toBe(PRICE_0_01);
+  });
+
+  it('the same payment 20 times concurrently: exactly one 200 and one on-chain settlement', async () => {
+    const before = await balances(chain);
+    const ledgerBefore = (await service.percall.store.ledger()).length;
+    const url = `${service.url}/api/v1/paid/echo?n=1`;
+    const headers = paymentHeader(await signPayment(chain.buyer.privateKey, await quote(url)));
+    const responses = await Promise.all(Array.from({ length: 20 }, () => fetch(url, { headers })));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(19);
+    for (const r of responses.filter((r) => r.status === 402)) {
+      expect(((await r.json()) as { error: string }).error).toMatch(/^payment_already_(used|in_progress)$/);
+    }
+    expect(before.buyer - (await balances(chain)).buyer).toBe(PRICE_0_01);
+    expect((await service.percall.store.ledger()).length).toBe(ledgerBefore + 1);
+  });
+
+  it('after a restart on the same data directory the used payment is still refused', async () => {
+    const url = `${service.url}/api/v1/paid/time`;
+    const payload = await signPayment(chain.buyer.privateKey, await quote(url));
+    expect((await fetch(url, { headers: paymentHeader(payload) })).status).toBe(200);
+    const before = await balances(chain);
+
+    const dataDir = service.dataDir;
+    await service.stop();
+    service = await startTestService({ chain, products: TEST_PRODUCTS, dataDir });
+    const replay = await fetch(`${service.url}/api/v1/paid/time`, { headers: paymentHeader(payload) });
+    expect(replay.status).toBe(402);
+    expect(((await replay.json()) as { error: string }).error).toBe('payment_already_used');
+    expect((await balances(chain)).buyer).toBe(before.buyer);
+  });
+});
+
+describe('tampered payments get 402 with the reason and settle nothing', () => {
+  const cases: [string, (p: Awaited<ReturnType<typeof signPayment>>) => Promise<Awaited<ReturnType<typeof signPayment>>>, RegExp][] = [
+    ['amount too low (signed for less, claims the quote)', (p) => tamper(chain.buyer.privateKey, p, { authorization: { value: '1' } }), /value|amount/],
+    ['amount too low (claims a cheaper quote)', (p) => tamper(chain.buyer.privateKey, p, { accepted: { amount: '1' }, authorization: { value: '1' } }), /no_matching_payment_requirements/],
+    ['wrong recipient', (p) => tamper(chain.buyer.privateKey, p, { authorization: { to: '0x000000000000000000000000000000000000dEaD' } }), /recipient/],
+    ['expired validBefore', (p) => tamper(chain.buyer.privateKey, p, { authorization: { validBefore: String(Math.floor(Date.now() / 1000) - 60) } }), /valid_before/],
+    [
+      'bad signature',
+      async (p) => {
+        const sig = (p.payload as { signature: string }).signature;
+        const flipped = `${sig.slice(0, 10)}${sig[10] === 'a' ? 'b' : 'a'}${sig.slice(11)}` as `0x${string}`;
+        return tamper(chain.buyer.privateKey, p, { signature: flipped });
+      },
+      /signature/,
+    ],
+    ['wrong network', (p) => tamper(chain.buyer.privateKey, p, { accepted: { network: 'eip155:8453' }, chainId: 8453 }), /no_matching_payment_requirements/],
+  ];
+
+  for (const [name, makeTampered, reason] of cases) {
+    it(name, async () => {
+      const before = await balances(chain);
+      const ledgerBefore = (await service.percall.store.ledger()).length;
+      const url = `${service.url}/api/v1/paid/time`;
+      const payload = await makeTampered(await signPayment(chain.buyer.privateKey, await quote(url)));
+      const response = await fetch(url, { headers: paymentHeader(payload) });
+      expect(response.status).toBe(402);
+      expect(response.headers.get('payment-required')).toBeTruthy();
+      expect(((await response.json()) as { error: string }).error).toMatch(reason);
+      expect(await balances(chain)).toEqual(before);
+      expect((await service.percall.store.ledger()).length).toBe(ledgerBefore);
+    });
+  }
+
+  it('a PAYMENT-SIGNATURE that is not a payment at all', async () => {
+    const response = await fetch(`${service.url}/api/v1/paid/time`, { headers: { 'payment-signature': 'not-base64-json' } });
+    expect(response.status).toBe(402);
+    expect(((await response.json()) as { error: string }).error).toMatch(/^invalid_payment_header/);
+  });
+});
