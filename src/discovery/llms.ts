@@ -160,15 +160,16 @@ function productSection(product: AvailableProduct, ctx: DiscoveryContext): strin
   }
   lines.push('');
 
-  const inputKind = product.http?.method === 'GET' ? 'query parameters (strings on the wire)' : 'JSON request body';
-  lines.push(`Input (${product.http ? inputKind : 'tool arguments'}${product.mcp && product.http ? '; the same schema is the MCP tool input' : ''}), JSON Schema:`, '');
+  const inputKind = product.http?.method === 'GET' ? 'query parameters, strings on the wire' : 'JSON request body';
+  const sameForTool = product.mcp && product.http ? '; the same schema is the MCP tool input' : '';
+  lines.push(`Input (${product.http ? inputKind : 'MCP tool arguments'}${sameForTool}), JSON Schema:`, '');
   lines.push(...jsonBlock(inputJsonSchema(product)));
   if (product.inputExample) lines.push('Example input:', '', ...jsonBlock(product.inputExample));
   const output = outputJsonSchema(product);
   if (output) lines.push('Output, JSON Schema:', '', ...jsonBlock(output));
   if (product.outputExample !== undefined) lines.push('Output example:', '', ...jsonBlock(product.outputExample));
   lines.push(
-    'Errors: `400`/`413` problem+json for invalid input (never charged); `422`/`502` when the product cannot serve the call (not settled); `503` with `Retry-After` when the facilitator is unreachable.',
+    `Errors: ${product.http?.method === 'POST' ? '`400`/`413`' : '`400`'} problem+json for invalid input (never charged); \`422\`/\`502\` when the product cannot serve the call (not settled); \`503\` with \`Retry-After\` when the facilitator is unreachable (nothing charged).`,
     '',
   );
   return lines;
