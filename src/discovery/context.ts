@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Catalogue } from '../catalogue/index.ts';
 import { priceFor } from '../catalogue/index.ts';
 import type { InferenceModel } from '../catalogue/models.ts';
@@ -119,32 +118,7 @@ export function offeredNetworks(ctx: DiscoveryContext): string[] {
   return unique(ctx.offers.map((o) => o.network));
 }
 
-export type JsonSchema = Record<string, unknown>;
-
-const inputSchemas = new WeakMap<AvailableProduct, JsonSchema>();
-
-/**
- * The product's input as JSON Schema (draft 2020-12, input side of transforms), without `$schema`.
- * Never throws: types JSON Schema cannot express become `{}`.
- */
-export function inputJsonSchema(product: AvailableProduct): JsonSchema {
-  let schema = inputSchemas.get(product);
-  if (!schema) {
-    schema = stripDialect(z.toJSONSchema(product.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
-    inputSchemas.set(product, schema);
-  }
-  return structuredClone(schema);
-}
-
-/** The declared output schema, without `$schema`, or undefined. */
-export function outputJsonSchema(product: AvailableProduct): JsonSchema | undefined {
-  return product.outputSchema ? stripDialect(structuredClone(product.outputSchema)) : undefined;
-}
-
-function stripDialect(schema: JsonSchema): JsonSchema {
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
-}
+export { inputJsonSchema, outputJsonSchema, type JsonSchema } from '../catalogue/json-schema.ts';
 
 /** The MCP endpoint (streamable HTTP). */
 export function mcpUrl(ctx: DiscoveryContext): string {

@@ -2,9 +2,9 @@ import { x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
 import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { z } from 'zod';
 import type { AvailableProduct, Product, Surface } from '../catalogue/types.ts';
 import { priceFor } from '../catalogue/index.ts';
+import { inputJsonSchema, outputJsonSchema } from '../catalogue/json-schema.ts';
 import { usdToAtomic } from '../money.ts';
 
 /** One way to pay: x402 `exact` with a given token on a given EVM network. */
@@ -106,8 +106,9 @@ function quoteKey(product: Product, surface: Surface): string {
 
 /** The bazaar discovery block (x402 `extensions.bazaar`): input schema and output example. */
 function bazaarExtension(product: AvailableProduct, surface: Surface): Record<string, unknown> {
-  const inputSchema = z.toJSONSchema(product.input, { io: 'input' }) as Record<string, unknown>;
-  const output = { example: product.outputExample ?? {}, ...(product.outputSchema ? { schema: product.outputSchema } : {}) };
+  const inputSchema = inputJsonSchema(product);
+  const outputSchema = outputJsonSchema(product);
+  const output = { example: product.outputExample ?? {}, ...(outputSchema ? { schema: outputSchema } : {}) };
   if (surface === 'mcp' && product.mcp) {
     return declareDiscoveryExtension({
       toolName: product.mcp.tool,

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validate } from '@readme/openapi-parser';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
+import { ALL_PRODUCTS } from '../src/catalogue/all.ts';
+import { Catalogue } from '../src/catalogue/index.ts';
+import type { DevChain } from '../src/devchain/stack.ts';
+import { usdToAtomic } from '../src/money.ts';
+import type { RunningService } from '../src/runtime.ts';
+import { startTestChain, startTestService } from './helpers/service.ts';
+
+/** The running service with the real catalogue: every discovery document must list exactly what is on sale. */
+let chain: DevChain;
+let service: RunningService;
+const catalogue = new Catalogue(ALL_PRODUCTS);
+const availableHttp = catalogue.available('http');
+const unavailableHttp = catalogue.httpProducts().filter((p) => p.status !== 'available');
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  service = await startTestService({ chain });
+});
+afterAll(async () => {
+  await service?.stop();
+  await chain?.stop();
+});
+
+async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(`${service.url}${path}`);
+  expect(response.status, path).toBe(200);
+  return (await response.json()) as T;
+}
+
+describe('discovery documents of the running service', () => {
+  it('time and echo are on sale; everything else is declared but unavailable', () => {
+    expect(availableHttp.map((p) => p.id).sort()).toEqual(['echo', 'time']);
+    expect(unavailableHttp.length).toBeGreaterThan(50);
+  });
+
+  it('openapi.json validates as OpenAPI 3.1 and lists exactly the available paid routes with catalogue prices', async () => {
+    const doc = await getJson<{ openapi: string; info: { version: string }; paths: Record<string, Record<string, { 'x-payment-info'?: { price: string; amount: string } }>> }>('/openapi.json');
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('2.0.0');
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.valid, JSON.stringify(result)).toBe(true);
+    const paidPaths = Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/paid/'));
+    expect(paidPaths.sort()).toEqual(availableHttp.map((p) => p.http!.path).sort());
+    for (const product of availableHttp) {
+      const op = doc.paths[product.http!.path]![product.http!.method.toLowerCase()]!;
+      expect(op['x-payment-info']).toMatchObject({ price: product.http!.price, amount: usdToAtomic(product.http!.price).toString() });
+    }
+  });
+
+  it('x402.json lists exactly the available routes with method, price, mode, network, asset and payTo', async () => {
+    const doc = await getJson<{ resources: { method: string; path: string; price: string; mode: string; networks: string[]; asset: string; payTo: string }[] }>('/.well-known/x402.json');
+    expect(doc.resources.map((r) => r.path).sort()).toEqual(availableHttp.map((p) => p.http!.path).sort());
+    for (const product of availableHttp) {
+      expect(doc.resources.find((r) => r.path === product.http!.path)).toMatchObject({
+        method: product.http!.method,
+        price: product.http!.price,
+        mode: product.mode.kind,
+        networks: [chain.network],
+        asset: chain.usdc,
+        payTo: chain.payTo,
+      });
+    }
+  });
+
+  it('llms.txt and llms-full.txt name every available route with its price and no unavailable one', async () => {
+    for (const path of ['/llms.txt', '/llms-full.txt']) {
+      const response = await fetch(`${service.url}${path}`);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      const text = await response.text();
+      for (const product of availableHttp) {
+        expect(text).toContain(product.http!.path);
+        expect(text).toContain(product.http!.price);
+      }
+      for (const product of unavailableHttp) expect(text, `${path} lists ${product.id}`).not.toContain(`${product.http!.path} `);
+    }
+  });
+
+  it('every 402 carries a valid bazaar block with the input schema and output example, and the catalogue price', async () => {
+    for (const product of availableHttp) {
+      const response = await fetch(`${service.url}${product.http!.path}`, { method: product.http!.method });
+      expect(response.status).toBe(402);
+      const quote = decodePaymentRequiredHeader(response.headers.get('payment-required')!);
+      expect(quote.accepts.map((a) => a.amount)).toEqual([usdToAtomic(product.http!.price).toString()]);
+      const bazaar = (quote.extensions as Record<string, Parameters<typeof validateDiscoveryExtension>[0]>).bazaar!;
+      const check = validateDiscoveryExtension(bazaar);
+      expect(check.valid, JSON.stringify(check.errors)).toBe(true);
+      expect(bazaar.info.output?.example).toEqual(product.outputExample);
+    }
+  });
+
+  it('agent cards have one skill per available product', async () => {
+    for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
+      const card = await getJson<{ name: string; url: string; skills: { id: string }[] }>(path);
+      expect(card.skills.map((s) => s.id).sort()).toEqual(catalogue.available().map((p) => p.id).sort());
+    }
+  });
+
+  it('health and the model catalogue', async () => {
+    const health = await getJson<{ status: string; uptime: number }>('/health');
+    expect(health.status).toBe('ok');
+    expect(typeof health.uptime).toBe('number');
+    const models = await getJson<{ models: { id: string }[]; count: number }>('/api/v1/models');
+    expect(models.count).toBe(6);
+    expect(models.models).toHaveLength(6);
+  });
+});
