@@ -39,9 +39,9 @@ export function parseJsonBody(text: string): InputResult {
 }
 
 /** Query parameters as a flat record in their order (repeated keys keep the last value). */
-export function queryInput(c: Context): Record<string, string> {
+export function queryInput(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
-  new URL(c.req.url).searchParams.forEach((value, key) => {
+  url.searchParams.forEach((value, key) => {
     out[key] = value;
   });
   return out;

@@ -1,11 +1,11 @@
 import type { Context, Hono } from 'hono';
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
 import { ProductInputError, type AvailableProduct, type Product } from '../catalogue/types.ts';
 import type { PaymentGate } from '../payments/gate.ts';
 import { describeError } from '../payments/gate.ts';
-import type { X402Rail } from '../payments/x402-rail.ts';
+import type { EncodedQuote, X402Rail } from '../payments/x402-rail.ts';
 import type { Logger } from '../log.ts';
 import { parseJsonBody, queryInput, readBodyLimited, validate, type InputResult } from './input.ts';
 import { problemResponse, problems } from './problem.ts';
@@ -40,13 +40,14 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
 
   const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
   const methodMatches = method === declared || (method === 'HEAD' && declared === 'GET');
-  const input = methodMatches ? await readInput(c, product, deps.maxBodyBytes) : undefined;
-  const resourceUrl = `${deps.publicBaseUrl ?? new URL(c.req.url).origin}${product.http!.path}`;
+  const requestUrl = new URL(c.req.url);
+  const input = methodMatches ? await readInput(c, requestUrl, product, deps.maxBodyBytes) : undefined;
+  const resourceUrl = `${deps.publicBaseUrl ?? requestUrl.origin}${product.http!.path}`;
 
   if (!paymentHeader) {
     // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
     const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;
-    return paymentRequired(deps.rail.paymentRequired(product, 'http', resourceUrl, inputError));
+    return paymentRequired(deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, inputError));
   }
   if (!methodMatches || method === 'HEAD') {
     return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
@@ -56,7 +57,9 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   try {
     payload = decodePaymentSignatureHeader(paymentHeader);
   } catch {
-    return paymentRequired(deps.rail.paymentRequired(product, 'http', resourceUrl, 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload'));
+    return paymentRequired(
+      deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload'),
+    );
   }
   if (!input!.ok) {
     const problem = input!.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input!.errors);
@@ -75,10 +78,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
         },
       });
     case 'payment_failed':
-      return paymentRequired(
-        deps.rail.paymentRequired(product, 'http', resourceUrl, result.failure.reason),
-        result.settlement,
-      );
+      return paymentRequired(deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, result.failure.reason), result.settlement);
     case 'product_failed':
       return productFailure(c, product, result.error, deps.log);
     case 'unavailable':
@@ -88,8 +88,8 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   }
 }
 
-async function readInput(c: Context, product: AvailableProduct, limit: number): Promise<InputResult> {
-  if (product.http!.method === 'GET') return validate(product.input, queryInput(c));
+async function readInput(c: Context, url: URL, product: AvailableProduct, limit: number): Promise<InputResult> {
+  if (product.http!.method === 'GET') return validate(product.input, queryInput(url));
   const body = await readBodyLimited(c, limit);
   if (!body.ok) return { ok: false, status: 413, errors: [{ field: 'body', message: `larger than ${limit} bytes` }] };
   const json = parseJsonBody(body.text);
@@ -97,14 +97,14 @@ async function readInput(c: Context, product: AvailableProduct, limit: number): 
 }
 
 /** 402 with the quote in the PAYMENT-REQUIRED header and, identical, as the JSON body. */
-function paymentRequired(quote: PaymentRequired, settlement?: SettleResponse): Response {
+function paymentRequired(quote: EncodedQuote, settlement?: SettleResponse): Response {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'cache-control': 'no-store',
-    'payment-required': encodePaymentRequiredHeader(quote),
+    'payment-required': quote.header,
   };
   if (settlement) headers['payment-response'] = encodePaymentResponseHeader(settlement);
-  return new Response(JSON.stringify(quote), { status: 402, headers });
+  return new Response(quote.body, { status: 402, headers });
 }
 
 function productFailure(c: Context, product: Product, error: unknown, log: Logger): Response {

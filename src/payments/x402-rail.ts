@@ -31,6 +31,8 @@ interface Quote {
 export class X402Rail {
   readonly server: x402ResourceServer;
   private readonly quotes = new Map<string, Quote>();
+  /** Encoded error-free quotes by product, surface and resource URL: a 402 is then two cached strings. */
+  private readonly encoded = new Map<string, EncodedQuote>();
 
   constructor(
     facilitator: FacilitatorClient,
@@ -88,6 +90,20 @@ export class X402Rail {
     return { x402Version: 2, ...(error ? { error } : {}), resource, accepts: quote.accepts, extensions: quote.extensions };
   }
 
+  /** The 402 quote ready for the wire: the PAYMENT-REQUIRED header value and the identical JSON body. */
+  encodedPaymentRequired(product: AvailableProduct, surface: Surface, url: string, error?: string): EncodedQuote {
+    if (error) return encodeQuote(this.paymentRequired(product, surface, url, error));
+    const key = `${quoteKey(product, surface)} ${url}`;
+    let quote = this.encoded.get(key);
+    if (!quote) {
+      // The URL's origin comes from the request's Host header: bound the cache against arbitrary hosts.
+      if (this.encoded.size >= MAX_ENCODED_QUOTES) this.encoded.clear();
+      quote = encodeQuote(this.paymentRequired(product, surface, url));
+      this.encoded.set(key, quote);
+    }
+    return quote;
+  }
+
   /** The accepted requirement the payload commits to, if it is one we offered for this product. */
   match(product: AvailableProduct, surface: Surface, payload: PaymentPayload): PaymentRequirements | undefined {
     return this.server.findMatchingRequirements(this.quote(product, surface).accepts, payload);
@@ -98,6 +114,19 @@ export class X402Rail {
     if (!quote) throw new Error(`no x402 quote for ${product.id} on ${surface}: rail not initialized`);
     return quote;
   }
+}
+
+export interface EncodedQuote {
+  header: string;
+  body: string;
+}
+
+const MAX_ENCODED_QUOTES = 512;
+
+/** Base64 of the UTF-8 JSON, byte for byte what `encodePaymentRequiredHeader` produces, without its per-byte loop. */
+function encodeQuote(quote: PaymentRequired): EncodedQuote {
+  const body = JSON.stringify(quote);
+  return { header: Buffer.from(body, 'utf8').toString('base64'), body };
 }
 
 function quoteKey(product: Product, surface: Surface): string {

@@ -63,17 +63,17 @@ export class SqlStore implements Store {
   }
 
   async recordSettlement(e: LedgerEntry): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.query(
-        `UPDATE payments SET state = 'settled', tx_hash = $2, detail = NULL, updated_at = now() WHERE payment_key = $1`,
-        [e.paymentKey, e.txHash],
-      );
-      await tx.query(
-        `INSERT INTO ledger (payment_key, payer, network, scheme, amount, asset, pay_to, tx_hash, product, surface, settled_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [e.paymentKey, e.payer, e.network, e.scheme, e.amount, e.asset, e.payTo, e.txHash, e.product, e.surface, e.settledAt],
-      );
-    });
+    // One statement, hence one atomic commit: the payment turns `settled` and gains its ledger row together.
+    const inserted = await this.db.query<{ id: string }>(
+      `WITH settled AS (
+         UPDATE payments SET state = 'settled', tx_hash = $8, detail = NULL, updated_at = now()
+         WHERE payment_key = $1 RETURNING payment_key
+       )
+       INSERT INTO ledger (payment_key, payer, network, scheme, amount, asset, pay_to, tx_hash, product, surface, settled_at)
+       SELECT payment_key, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM settled RETURNING id`,
+      [e.paymentKey, e.payer, e.network, e.scheme, e.amount, e.asset, e.payTo, e.txHash, e.product, e.surface, e.settledAt],
+    );
+    if (inserted.length !== 1) throw new Error(`no reservation for settled payment ${e.paymentKey}`);
   }
 
   /**

@@ -1,0 +1,167 @@
+/**
+ * `npm run bench`: percall against a reference server built from the official `@x402/hono`
+ * middleware, on one machine, one anvil chain, one facilitator implementation and one price.
+ * (a) unpaid 402 challenges: requests/s and p50/p99 latency (autocannon);
+ * (b) paid calls end to end: pre-signed payments replayed with fixed concurrency, each verified,
+ *     served and settled on-chain (calls/s and p50/p99).
+ * Each server runs in its own child process; the load comes from this process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { startDevChain, type DevChain } from '../src/devchain/stack.ts';
+import { createLogger } from '../src/log.ts';
+import { paymentHeader, quote, signPayment } from '../test/helpers/payments.ts';
+
+const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CHALLENGE_CONNECTIONS = 50;
+const PAID_CALLS = Number(process.env.BENCH_PAID_CALLS ?? 300);
+const PAID_CONCURRENCY = 10;
+const PATH = '/api/v1/paid/time';
+
+interface Figures {
+  challengesPerSecond: number;
+  challengeP50: number;
+  challengeP99: number;
+  paidPerSecond: number;
+  paidP50: number;
+  paidP99: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+async function waitFor402(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).status === 402) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no 402 from ${url}`);
+}
+
+function startChild(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+async function measureChallenges(url: string): Promise<Pick<Figures, 'challengesPerSecond' | 'challengeP50' | 'challengeP99'>> {
+  // Warm-up, then the measured run.
+  await autocannon({ url, connections: 10, duration: 1 });
+  const result = await autocannon({ url, connections: CHALLENGE_CONNECTIONS, duration: CHALLENGE_SECONDS });
+  if (result['2xx'] > 0 || result.non2xx !== result.requests.total) throw new Error(`${url}: expected only 402s`);
+  return { challengesPerSecond: result.requests.average, challengeP50: result.latency.p50, challengeP99: result.latency.p99 };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function measurePaid(url: string, chain: DevChain): Promise<Pick<Figures, 'paidPerSecond' | 'paidP50' | 'paidP99'>> {
+  const required = await quote(url);
+  // Signing is the client's cost, identical for both servers: done before the clock starts.
+  const headers = await Promise.all(Array.from({ length: PAID_CALLS + 20 }, () => signPayment(chain.buyer.privateKey, required).then(paymentHeader)));
+  const warmup = headers.splice(0, 20);
+  await Promise.all(warmup.map((h) => fetch(url, { headers: h }).then((r) => r.arrayBuffer())));
+
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: PAID_CONCURRENCY }, async () => {
+      while (next < headers.length) {
+        const h = headers[next++]!;
+        const t0 = performance.now();
+        const response = await fetch(url, { headers: h });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`${url}: paid call answered ${response.status}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { paidPerSecond: headers.length / seconds, paidP50: percentile(latencies, 50), paidP99: percentile(latencies, 99) };
+}
+
+async function benchPercall(chain: DevChain): Promise<Figures> {
+  const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
+  const child = startChild(['bin/percall.js', 'start'], {
+    PORT: String(port),
+    PERCALL_DATA_DIR: dataDir,
+    DEV_RPC_URL: chain.rpcUrl,
+    LOG_LEVEL: 'warn',
+  });
+  try {
+    const url = `http://127.0.0.1:${port}${PATH}`;
+    await waitFor402(url, child);
+    return { ...(await measureChallenges(url)), ...(await measurePaid(url, chain)) };
+  } finally {
+    await stopChild(child);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function benchReference(chain: DevChain): Promise<Figures> {
+  const port = await freePort();
+  const child = startChild(['--import', 'tsx', 'bench/reference-server.ts'], {
+    PORT: String(port),
+    RPC_URL: chain.rpcUrl,
+    CHAIN_ID: String(chain.chainId),
+    NETWORK: chain.network,
+    FACILITATOR_KEY: chain.facilitatorKey,
+    PAY_TO: chain.payTo,
+    ASSET: chain.usdc,
+    AMOUNT: '10000',
+  });
+  try {
+    const url = `http://127.0.0.1:${port}${PATH}`;
+    await waitFor402(url, child);
+    return { ...(await measureChallenges(url)), ...(await measurePaid(url, chain)) };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+function row(name: string, f: Figures): string {
+  return `${name.padEnd(22)} ${f.challengesPerSecond.toFixed(0).padStart(8)} req/s  p50 ${f.challengeP50.toFixed(1).padStart(5)} ms  p99 ${f.challengeP99.toFixed(1).padStart(6)} ms | ${f.paidPerSecond.toFixed(1).padStart(7)} calls/s  p50 ${f.paidP50.toFixed(1).padStart(6)} ms  p99 ${f.paidP99.toFixed(1).padStart(6)} ms`;
+}
+
+const chain = await startDevChain({ log: createLogger('warn') });
+try {
+  console.log(`bench: ${CHALLENGE_SECONDS}s of 402s at ${CHALLENGE_CONNECTIONS} connections; ${PAID_CALLS} paid calls at concurrency ${PAID_CONCURRENCY}; node ${process.version}`);
+  const reference = await benchReference(chain);
+  const percall = await benchPercall(chain);
+  console.log(`${''.padEnd(22)} ${'(a) 402 challenges'.padEnd(44)} | (b) paid calls, settled on anvil`);
+  console.log(row('reference @x402/hono', reference));
+  console.log(row('percall', percall));
+  console.log(
+    `ratio percall/reference: challenges ${(percall.challengesPerSecond / reference.challengesPerSecond).toFixed(2)}x, paid calls ${(percall.paidPerSecond / reference.paidPerSecond).toFixed(2)}x`,
+  );
+} finally {
+  await chain.stop();
+}
