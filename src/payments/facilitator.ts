@@ -3,7 +3,7 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, SupportedResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
-import { createPublicClient, createWalletClient, defineChain, http, nonceManager, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http, nonceManager, verifyTypedData, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 export interface LocalFacilitatorOptions {
@@ -38,7 +38,8 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
   const signer = toFacilitatorEvmSigner({
     address: account.address,
     readContract: (args) => publicClient.readContract({ ...args, args: args.args ?? [] } as never),
-    verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
+    // A plain ECDSA signature is checked locally; only contract wallets (ERC-1271/6492) need the chain.
+    verifyTypedData: async (args) => (await verifyTypedData(args as never).catch(() => false)) || publicClient.verifyTypedData(args as never),
     writeContract: (args) => walletClient.writeContract({ ...args, chain, account } as never),
     sendTransaction: (args) => walletClient.sendTransaction({ ...args, chain, account }),
     waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt({ ...args, pollingInterval }),

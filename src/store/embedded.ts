@@ -1,12 +1,13 @@
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { bindLiterals } from './literals.ts';
 import { SqlStore, type SqlDriver } from './sql-store.ts';
 
 /**
  * The embedded default: PGlite (PostgreSQL compiled to WebAssembly) keeping its files under
  * `<dataDir>/db`. It runs the very SQL the PostgreSQL store runs, so one schema serves both.
- * PGlite lives on a worker thread (see pglite-worker.mjs). Pass `memory://` for a throwaway store.
+ * Pass `memory://` for a throwaway store.
  */
 export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
   let location = 'memory://';
@@ -17,7 +18,19 @@ export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
     unlock = await lockDataDir(dataDir);
   }
   try {
-    const driver = await startWorkerDriver(location, unlock);
+    const pg = await PGlite.create(location);
+    // PGlite is in-process: the extended protocol's parse/bind round trips cost more CPU than the
+    // statements themselves, so parameters are bound as escaped literals and sent as one simple query.
+    const run = async <T>(target: Pick<PGlite, 'exec'>, sql: string, params?: unknown[]) =>
+      ((await target.exec(bindLiterals(sql, params))).at(-1)?.rows ?? []) as T[];
+    const driver: SqlDriver = {
+      query: (sql, params) => run(pg, sql, params),
+      transaction: (fn) => pg.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) })),
+      close: async () => {
+        await pg.close();
+        await unlock();
+      },
+    };
     const store = await SqlStore.open(driver);
     // The lock makes this process the directory's only user: whatever is in flight belongs to a dead process.
     await store.recoverInterrupted();
@@ -26,77 +39,6 @@ export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
     await unlock();
     throw error;
   }
-}
-
-interface Reply {
-  id: number;
-  rows?: unknown[];
-  error?: { message: string; code?: string };
-}
-
-async function startWorkerDriver(location: string, onClosed: () => Promise<void>): Promise<SqlDriver> {
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { location } });
-  const pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (error: Error) => void }>();
-  let nextId = 1;
-  let failure: Error | undefined;
-  await new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('message', () => resolve());
-  });
-  worker.on('message', (reply: Reply) => {
-    const waiter = pending.get(reply.id);
-    if (!waiter) return;
-    pending.delete(reply.id);
-    if (reply.error) waiter.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
-    else waiter.resolve(reply.rows ?? []);
-  });
-  worker.on('error', (error) => {
-    failure = error;
-    for (const waiter of pending.values()) waiter.reject(error);
-    pending.clear();
-  });
-
-  const send = (message: { op?: 'close'; sql?: string; params?: unknown[] }): Promise<unknown[]> =>
-    new Promise((resolve, reject) => {
-      if (failure) return reject(failure);
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ id, ...message });
-    });
-
-  // The worker runs statements in arrival order, so a transaction is BEGIN…COMMIT sent back to back
-  // while nothing else is sent: other callers wait on this gate.
-  let gate: Promise<unknown> = Promise.resolve();
-  const query = async <T>(sql: string, params?: unknown[]) => {
-    await gate;
-    return (await send({ sql, params })) as T[];
-  };
-  return {
-    query,
-    transaction: async (fn) => {
-      const previous = gate;
-      let release!: () => void;
-      gate = new Promise<void>((r) => (release = r));
-      await previous;
-      const tx = { query: async <T>(sql: string, params?: unknown[]) => (await send({ sql, params })) as T[] };
-      try {
-        await tx.query('BEGIN');
-        const result = await fn(tx);
-        await tx.query('COMMIT');
-        return result;
-      } catch (error) {
-        await tx.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        release();
-      }
-    },
-    close: async () => {
-      await send({ op: 'close' });
-      await worker.terminate();
-      await onClosed();
-    },
-  };
 }
 
 /**
