@@ -53,6 +53,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     version: PACKAGE_VERSION,
     catalogue,
     offers: options.offers,
+    accepts: (product, surface) => rail.requirementsFor(product, surface),
     models: INFERENCE_MODELS,
     startedAt: new Date(),
   };

@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ALL_PRODUCTS } from '../src/catalogue/all.ts';
-import { Catalogue } from '../src/catalogue/index.ts';
+import { Catalogue, priceFor } from '../src/catalogue/index.ts';
+import { usdToAtomic } from '../src/money.ts';
 import { INFERENCE_MODELS } from '../src/catalogue/models.ts';
 import { FIXED, X402_BOTH, available, unavailable, type Product } from '../src/catalogue/types.ts';
 import { buildAgentCard } from '../src/discovery/agent-card.ts';
@@ -105,6 +106,10 @@ function makeCtx(products: readonly Product[] = PRODUCTS): DiscoveryContext {
     version: '0.1.0',
     catalogue: new Catalogue(products),
     offers: [OFFER],
+    accepts: (product, surface) =>
+      product.rails.x402.includes('evm')
+        ? [{ scheme: 'exact', network: OFFER.network, asset: OFFER.asset, payTo: OFFER.payTo, amount: usdToAtomic(priceFor(product, surface)).toString(), maxTimeoutSeconds: 300, extra: {} }]
+        : [],
     models: INFERENCE_MODELS,
     startedAt: new Date(Date.now() - 5_000),
   };

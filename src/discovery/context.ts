@@ -3,6 +3,7 @@ import { priceFor } from '../catalogue/index.ts';
 import type { InferenceModel } from '../catalogue/models.ts';
 import type { AvailableProduct, Surface } from '../catalogue/types.ts';
 import { usdToAtomic } from '../money.ts';
+import type { PaymentRequirements } from '@x402/core/types';
 import type { EvmOffer } from '../payments/x402-rail.ts';
 
 /** Everything the free discovery documents are derived from. */
@@ -15,8 +16,10 @@ export interface DiscoveryContext {
   /** Package version of the running service. */
   version: string;
   catalogue: Catalogue;
-  /** x402 `exact` offers on EVM networks: network, asset, payTo… */
+  /** The ways to pay this instance is configured with (network, token, recipient). */
   offers: EvmOffer[];
+  /** What the payment rail actually quotes for a product on a surface: the 402's `accepts`. */
+  accepts(product: AvailableProduct, surface: Surface): PaymentRequirements[];
   models: readonly InferenceModel[];
   startedAt: Date;
   /** Operator of the service, published in the agent card only when configured. */
@@ -68,23 +71,20 @@ export interface PaymentTerms {
 }
 
 /**
- * Pricing of a product on a surface, from its declaration and the configured offers.
- * The x402 rail quotes scheme `exact` for the declared price on every EVM offer (also for `upto`
- * products, whose maximum is published as the authorization ceiling), so the same holds here.
+ * Pricing of a product on a surface: the declared price and mode, and the options the payment rail
+ * actually quotes in its 402 (so every document says exactly what a caller will be offered).
  */
 export function paymentTerms(product: AvailableProduct, surface: Surface, ctx: DiscoveryContext): PaymentTerms {
   const price = priceFor(product, surface);
   const amount = usdToAtomic(price).toString();
-  const accepts: PaymentAccept[] = product.rails.x402.includes('evm')
-    ? ctx.offers.map((offer) => ({
-        scheme: 'exact',
-        network: offer.network,
-        asset: offer.asset,
-        payTo: offer.payTo,
-        amount,
-        maxTimeoutSeconds: offer.maxTimeoutSeconds,
-      }))
-    : [];
+  const accepts: PaymentAccept[] = ctx.accepts(product, surface).map((r) => ({
+    scheme: r.scheme,
+    network: r.network,
+    asset: r.asset,
+    payTo: r.payTo,
+    amount: r.amount,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+  }));
   const first = accepts[0];
   const terms: PaymentTerms = {
     price,

@@ -10,27 +10,16 @@ import {
   paymentTerms,
   type DiscoveryContext,
   type JsonSchema,
-  type PaymentAccept,
+  type PaymentTerms,
 } from './context.ts';
 
-/** Price and payment options shared by resources and tools. */
-interface PricedEntry {
+/** Price and payment options shared by resources and tools: the product's payment terms plus what it is. */
+interface PricedEntry extends PaymentTerms {
   id: string;
   title: string;
   description: string;
   category: string;
-  price: string;
   currency: 'USD';
-  amount: string;
-  mode: 'fixed' | 'upto';
-  maximum?: string;
-  maximumAmount?: string;
-  networks: string[];
-  asset?: string;
-  payTo?: string;
-  schemes: string[];
-  rails: string[];
-  accepts: PaymentAccept[];
   mimeType: 'application/json';
   inputSchema: JsonSchema;
   inputExample?: Record<string, unknown>;
@@ -122,17 +111,8 @@ function priced(product: AvailableProduct, surface: Surface, ctx: DiscoveryConte
     title: product.title,
     description: product.description,
     category: product.category,
-    price: terms.price,
+    ...terms,
     currency: 'USD',
-    amount: terms.amount,
-    mode: terms.mode,
-    ...(terms.maximum ? { maximum: terms.maximum, maximumAmount: terms.maximumAmount } : {}),
-    networks: terms.networks,
-    ...(terms.asset ? { asset: terms.asset } : {}),
-    ...(terms.payTo ? { payTo: terms.payTo } : {}),
-    schemes: terms.schemes,
-    rails: terms.rails,
-    accepts: terms.accepts,
     mimeType: 'application/json',
     inputSchema: inputJsonSchema(product),
     ...(product.inputExample ? { inputExample: product.inputExample } : {}),
