@@ -34,6 +34,8 @@ export interface Percall {
   rail: X402Rail;
   gate: PaymentGate;
   store: Store;
+  /** Stops background work (facilitator retries). The store is closed by whoever opened it. */
+  stop(): void;
 }
 
 /** Composition root: catalogue, payment rail and gate, HTTP routes. Starting a listener is separate. */
@@ -41,7 +43,9 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const { config, log, store } = options;
   const catalogue = new Catalogue(options.products ?? ALL_PRODUCTS);
   const rail = new X402Rail(options.facilitator, options.offers, config.serviceName);
-  await rail.initialize(catalogue.products);
+  await rail.start(catalogue.products, (error, delayMs) =>
+    log.warn({ err: describeError(error), retryInMs: delayMs }, 'payment facilitator unavailable; paid routes answer 503 until it is'),
+  );
   const gate = new PaymentGate(rail, store, log);
 
   const app = new Hono();
@@ -73,5 +77,5 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     log.error({ path: c.req.path, err: describeError(error) }, 'unhandled error');
     return problemResponse(c, problems.internal());
   });
-  return { app, catalogue, rail, gate, store };
+  return { app, catalogue, rail, gate, store, stop: () => rail.stop() };
 }

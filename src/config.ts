@@ -20,6 +20,9 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024),
   FACILITATOR_URL: z.url().optional(),
+  /** Production alternative to FACILITATOR_URL: settle with the built-in facilitator, this gas wallet and RPC. */
+  FACILITATOR_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x + 64 hex characters').optional(),
+  EVM_RPC_URL: z.url().optional(),
   FACILITATOR_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   PAY_TO: evmAddress.optional(),
   EVM_NETWORK: z.string().regex(/^eip155:\d+$/).default(BASE_MAINNET.network),
@@ -44,6 +47,9 @@ export interface Config {
   logLevel: string;
   maxBodyBytes: number;
   facilitatorUrl?: string;
+  /** Built-in facilitator in production: gas wallet key (never logged) and the chain's RPC. */
+  facilitatorKey?: `0x${string}`;
+  evmRpcUrl?: string;
   facilitatorTimeoutMs: number;
   paymentTimeoutSeconds: number;
   payTo?: `0x${string}`;
@@ -74,6 +80,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     maxBodyBytes: e.MAX_BODY_BYTES,
     facilitatorUrl: e.FACILITATOR_URL,
+    facilitatorKey: e.FACILITATOR_PRIVATE_KEY as `0x${string}` | undefined,
+    evmRpcUrl: e.EVM_RPC_URL,
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     paymentTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
     payTo: e.PAY_TO as `0x${string}` | undefined,
@@ -86,7 +94,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     devRpcUrl: e.DEV_RPC_URL,
   };
   if (config.mode === 'production') {
-    if (!config.facilitatorUrl) throw new ConfigError('production mode needs FACILITATOR_URL');
+    const builtIn = config.facilitatorKey !== undefined && config.evmRpcUrl !== undefined;
+    if (!config.facilitatorUrl && !builtIn) {
+      throw new ConfigError('production mode needs FACILITATOR_URL, or FACILITATOR_PRIVATE_KEY with EVM_RPC_URL for the built-in facilitator');
+    }
     if (!config.payTo) throw new ConfigError('production mode needs PAY_TO (the address that receives USDC)');
   }
   return config;

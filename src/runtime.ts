@@ -45,7 +45,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     for (const fn of pending) await fn().catch((error) => log.warn({ err: String(error) }, 'cleanup failed'));
   };
   try {
-    let devChain = options.devChain;
+    let devChain = config.mode === 'dev' ? options.devChain : undefined;
     let facilitator: FacilitatorClient;
     let offer: EvmOffer;
     if (config.mode === 'dev') {
@@ -67,7 +67,15 @@ export async function startService(options: StartOptions): Promise<RunningServic
       });
       offer = { network: devChain.network, asset: devChain.usdc, assetName: devChain.usdcName, assetVersion: devChain.usdcVersion, payTo: devChain.payTo, maxTimeoutSeconds: config.paymentTimeoutSeconds };
     } else {
-      facilitator = createRemoteFacilitator(config.facilitatorUrl!, config.facilitatorTimeoutMs);
+      facilitator = config.facilitatorUrl
+        ? createRemoteFacilitator(config.facilitatorUrl, config.facilitatorTimeoutMs)
+        : createLocalFacilitator({
+            rpcUrl: config.evmRpcUrl!,
+            chainId: Number(config.evm.network.split(':')[1]),
+            network: config.evm.network,
+            privateKey: config.facilitatorKey!,
+            pollingIntervalMs: 1000,
+          });
       offer = { network: config.evm.network, asset: config.evm.usdc, assetName: config.evm.usdcName, assetVersion: config.evm.usdcVersion, payTo: config.payTo!, maxTimeoutSeconds: config.paymentTimeoutSeconds };
     }
     if (options.wrapFacilitator) facilitator = options.wrapFacilitator(facilitator);
@@ -78,6 +86,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     cleanups.push(() => listener.close());
     const baseUrl = config.publicBaseUrl ?? listener.url;
     const percall = await createPercall({ config, log, store, facilitator, offers: [offer], products: options.products, baseUrl });
+    cleanups.push(async () => percall.stop());
     listener.setHandler(percall.app.fetch);
 
     let dev: DevInfo | undefined;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
+import { runPayCommand } from '../src/client/pay-command.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
@@ -89,6 +90,25 @@ describe('x402 exact on a real chain with the official @x402/fetch client', () =
       expect(response.status, method).toBe(402);
       expect(response.headers.get('payment-required'), method).toBeTruthy();
     }
+  });
+});
+
+describe('the paying CLI (npx percall pay)', () => {
+  it('pays with the dev buyer from dev.json and prints the result and the settlement', async () => {
+    const lines: string[] = [];
+    const previous = process.env.PERCALL_DATA_DIR;
+    process.env.PERCALL_DATA_DIR = service.dataDir;
+    try {
+      const code = await runPayCommand(['GET', `${service.url}/api/v1/paid/echo?via=cli`], (line) => lines.push(line));
+      expect(code).toBe(0);
+    } finally {
+      process.env.PERCALL_DATA_DIR = previous;
+    }
+    const output = lines.join('\n');
+    expect(output).toContain('HTTP 200');
+    expect(output).toContain('"echo": "via=cli"');
+    expect(output).toMatch(/transaction: 0x[0-9a-f]{64}/);
+    expect(output).toContain('amount:      0.01 USDC (10000 atomic)');
   });
 });
 

@@ -37,6 +37,9 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
   }
   if (product.status !== 'available') return problemResponse(c, problems.notImplemented(product.id, product.reason));
+  if (!deps.rail.ready) {
+    return problemResponse(c, problems.facilitatorUnavailable('the payment facilitator cannot be reached, so no price can be quoted'), { 'retry-after': '5' });
+  }
 
   const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
   const methodMatches = method === declared || (method === 'HEAD' && declared === 'GET');

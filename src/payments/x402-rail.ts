@@ -43,16 +43,54 @@ export class X402Rail {
     for (const offer of offers) this.server.register(offer.network, new ExactEvmScheme());
   }
 
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  /** True once the facilitator answered and every product is priced; until then paid calls get 503. */
+  get ready(): boolean {
+    return this.initialized;
+  }
+
+  private initialized = false;
+
+  /**
+   * Tries to initialize once; if the facilitator cannot be reached the service still starts (free
+   * endpoints work, paid ones answer 503 with Retry-After) and initialization is retried with backoff.
+   */
+  async start(products: readonly Product[], onRetry: (error: unknown, delayMs: number) => void): Promise<void> {
+    let delay = 1000;
+    const attempt = async (): Promise<void> => {
+      try {
+        await this.initialize(products);
+      } catch (error) {
+        if (this.stopped) return;
+        onRetry(error, delay);
+        this.retryTimer = setTimeout(() => void attempt(), delay);
+        this.retryTimer.unref();
+        delay = Math.min(delay * 2, 30_000);
+      }
+    };
+    await attempt();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+  }
+
   /** Fetches the facilitator's supported kinds, then prices every available product. */
   async initialize(products: readonly Product[]): Promise<void> {
     await this.server.initialize();
+    const quotes = new Map<string, Quote>();
     for (const product of products) {
       if (product.status !== 'available') continue;
       for (const surface of ['http', 'mcp'] as const) {
         if (!product[surface]) continue;
-        this.quotes.set(quoteKey(product, surface), await this.buildQuote(product, surface));
+        quotes.set(quoteKey(product, surface), await this.buildQuote(product, surface));
       }
     }
+    for (const [key, quote] of quotes) this.quotes.set(key, quote);
+    this.initialized = true;
   }
 
   private async buildQuote(product: AvailableProduct, surface: Surface): Promise<Quote> {

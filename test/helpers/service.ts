@@ -6,7 +6,7 @@ import type { Product } from '../../src/catalogue/types.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startDevChain, type DevChain } from '../../src/devchain/stack.ts';
 import { usdcBalance } from '../../src/devchain/contracts.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
 
 export const silentLog = createLogger('silent');
@@ -26,12 +26,13 @@ export async function startTestService(options: {
   products?: readonly Product[];
   wrapFacilitator?: (f: FacilitatorClient) => FacilitatorClient;
   env?: Record<string, string>;
+  log?: Logger;
 }): Promise<RunningService & { dataDir: string }> {
   const dataDir = options.dataDir ?? (await tempDataDir());
   const config = loadConfig({ PERCALL_MODE: 'dev', PORT: '0', PERCALL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
   const service = await startService({
     config,
-    log: silentLog,
+    log: options.log ?? silentLog,
     devChain: options.chain,
     products: options.products,
     wrapFacilitator: options.wrapFacilitator,
@@ -43,4 +44,10 @@ export function balances(chain: DevChain): Promise<{ buyer: bigint; payTo: bigin
   return Promise.all([usdcBalance(chain.rpcUrl, chain.usdc, chain.buyer.address), usdcBalance(chain.rpcUrl, chain.usdc, chain.payTo)]).then(
     ([buyer, payTo]) => ({ buyer, payTo }),
   );
+}
+
+/** A logger at the most verbose level whose lines are kept in memory, to check what reaches logs. */
+export function capturingLogger(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { log: createLogger('trace', { write: (line: string) => void lines.push(line) }), lines };
 }
