@@ -154,7 +154,7 @@ describe('catalogue', () => {
         expect(price, p.id).toMatch(usd);
         expect(Number(price), p.id).toBeGreaterThan(0);
       }
-      if (p.mode.kind === 'upto') expect(p.mode.maximum, p.id).toMatch(usd);
+      if (p.mode.kind === 'upto') expect(p.mode.maximumAuthorization, p.id).toMatch(usd);
     }
     for (const [m, path, price] of DOCUMENTED_ROUTES) {
       const p = products.find((x) => x.http?.path === PAID + path);
@@ -174,7 +174,7 @@ describe('catalogue', () => {
 
   it('sets mode and rails as described', () => {
     for (const p of products) {
-      if (p.id === 'inference') expect(p.mode).toEqual({ kind: 'upto', maximum: '1.00' });
+      if (p.id === 'inference') expect(p.mode).toEqual({ kind: 'upto', maximumAuthorization: '1.00' });
       else expect(p.mode, p.id).toEqual({ kind: 'fixed' });
       const mpp = p.mcp !== undefined && MPP_TOOLS.includes(p.mcp.tool);
       expect(p.rails, p.id).toEqual({ x402: ['evm', 'solana'], mpp });

@@ -60,7 +60,7 @@ const PRODUCTS: Product[] = [
     category: 'inference',
     http: { method: 'POST', path: '/api/v1/paid/chat', price: '0.01' },
     mcp: { tool: 'chat', price: '0.01' },
-    mode: { kind: 'upto', maximum: '1.00' },
+    mode: { kind: 'upto', maximumAuthorization: '1.00' },
     rails: X402_BOTH,
     input: z.object({ model: z.string(), messages: z.array(z.object({ role: z.string(), content: z.string() })).min(1) }),
     run: async () => ({}),
@@ -173,7 +173,7 @@ describe('openapi.json', () => {
     for (const status of ['200', '400', '402', '413']) expect(summarize.responses[status]).toBeDefined();
 
     const chat: Operation = doc.paths['/api/v1/paid/chat'].post;
-    expect(chat['x-payment-info']).toMatchObject({ price: '0.01', amount: '10000', mode: 'upto', maximum: '1.00', maximumAmount: '1000000' });
+    expect(chat['x-payment-info']).toMatchObject({ price: '0.01', amount: '10000', mode: 'upto', maximumAuthorization: '1.00', maximumAuthorizationAmount: '1000000' });
   });
 
   it('includes the free endpoints and shared components', () => {
@@ -209,7 +209,7 @@ describe('x402.json', () => {
       ['POST', '/api/v1/paid/chat', '0.01', '10000', 'upto'],
     ]);
     const chat = catalogue.resources.find((r) => r.path === '/api/v1/paid/chat')!;
-    expect(chat.maximum).toBe('1.00');
+    expect(chat.maximumAuthorization).toBe('1.00');
     expect(chat.url).toBe('http://127.0.0.1:4021/api/v1/paid/chat');
     expect(chat.tool).toBe('chat');
     expect(chat.inputSchema.$schema).toBeUndefined();

@@ -36,7 +36,7 @@ export const inferenceProducts: Product[] = [
     category: 'inference',
     http: { method: 'POST', path: '/api/v1/paid/inference', price: '0.01' },
     mcp: { tool: 'inference', price: '0.01', annotations: ANNOTATIONS },
-    mode: { kind: 'upto', maximum: '1.00' },
+    mode: { kind: 'upto', maximumAuthorization: '1.00' },
     rails: X402_BOTH,
     input: chatInput,
     inputExample: chatExample,

@@ -21,9 +21,9 @@ export type ProductCategory =
 
 /**
  * How the price is charged. `fixed`: the quoted amount is the charge.
- * `upto`: the caller authorizes up to `maximum` (USD) and is charged the actual amount, `price` by default.
+ * `upto`: the caller authorizes up to `maximumAuthorization` (USD) and is charged the actual amount, `price` by default.
  */
-export type PriceMode = { kind: 'fixed' } | { kind: 'upto'; maximum: string };
+export type PriceMode = { kind: 'fixed' } | { kind: 'upto'; maximumAuthorization: string };
 
 export interface HttpSurface {
   method: 'GET' | 'POST';

@@ -54,9 +54,9 @@ export interface PaymentTerms {
   amount: string;
   mode: 'fixed' | 'upto';
   /** `upto` only: USD the caller may authorize at most. */
-  maximum?: string;
-  /** `upto` only: `maximum` in atomic USDC units. */
-  maximumAmount?: string;
+  maximumAuthorization?: string;
+  /** `upto` only: `maximumAuthorization` in atomic USDC units. */
+  maximumAuthorizationAmount?: string;
   /** CAIP-2 networks the payment is accepted on (only rails this instance actually offers). */
   networks: string[];
   /** Token contract of the first accepted offer (USDC); see `accepts` for every network. */
@@ -96,8 +96,8 @@ export function paymentTerms(product: AvailableProduct, surface: Surface, ctx: D
     accepts,
   };
   if (product.mode.kind === 'upto') {
-    terms.maximum = product.mode.maximum;
-    terms.maximumAmount = usdToAtomic(product.mode.maximum).toString();
+    terms.maximumAuthorization = product.mode.maximumAuthorization;
+    terms.maximumAuthorizationAmount = usdToAtomic(product.mode.maximumAuthorization).toString();
   }
   if (first) {
     terms.asset = first.asset;
@@ -108,8 +108,8 @@ export function paymentTerms(product: AvailableProduct, surface: Surface, ctx: D
 
 /** "0.01 USD", or "0.01 USD (mode upto, maximum 1.00 USD)" for `upto` products. */
 export function describePrice(terms: PaymentTerms): string {
-  return terms.mode === 'upto' && terms.maximum
-    ? `${terms.price} USD (mode upto, maximum ${terms.maximum} USD)`
+  return terms.mode === 'upto' && terms.maximumAuthorization
+    ? `${terms.price} USD (mode upto, maximum ${terms.maximumAuthorization} USD)`
     : `${terms.price} USD`;
 }
 

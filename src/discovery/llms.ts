@@ -148,7 +148,7 @@ function productSection(product: AvailableProduct, ctx: DiscoveryContext): strin
     lines.push(`- MCP tool: \`${product.mcp.tool}\`, ${describePrice(terms)} per call (${terms.amount} atomic USDC)`);
   }
   const anyTerms = paymentTerms(product, product.http ? 'http' : 'mcp', ctx);
-  lines.push(`- Price mode: \`${anyTerms.mode}\`${anyTerms.maximum ? `, maximum authorization ${anyTerms.maximum} USD` : ''}`);
+  lines.push(`- Price mode: \`${anyTerms.mode}\`${anyTerms.maximumAuthorization ? `, maximum authorization ${anyTerms.maximumAuthorization} USD` : ''}`);
   lines.push(`- Payment: ${anyTerms.rails.length ? `x402 (${anyTerms.schemes.join(', ')}) on ${anyTerms.networks.join(', ')}` : 'no payment option configured on this instance'}`);
   lines.push(`- Category: ${product.category}`);
   if (product.freeTier) {

@@ -176,7 +176,7 @@ function paymentInfo(product: AvailableProduct, terms: PaymentTerms): Record<str
     currency: 'USD',
     amount: terms.amount,
     mode: terms.mode,
-    ...(terms.maximum ? { maximum: terms.maximum, maximumAmount: terms.maximumAmount } : {}),
+    ...(terms.maximumAuthorization ? { maximumAuthorization: terms.maximumAuthorization, maximumAuthorizationAmount: terms.maximumAuthorizationAmount } : {}),
     rails: terms.rails,
     schemes: terms.schemes,
     networks: terms.networks,
