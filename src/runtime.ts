@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { devStatePath, startDevChain, type DevChain, type DevInfo } from './devchain/stack.ts';
 import type { Logger } from './log.ts';
 import { createLocalFacilitator, createRemoteFacilitator } from './payments/facilitator.ts';
+import { describeError } from './payments/gate.ts';
 import type { EvmOffer } from './payments/x402-rail.ts';
 import { listen } from './server.ts';
 import { openEmbeddedStore } from './store/embedded.ts';
@@ -42,7 +43,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
     const pending = cleanups.splice(0).reverse();
-    for (const fn of pending) await fn().catch((error) => log.warn({ err: String(error) }, 'cleanup failed'));
+    for (const fn of pending) await fn().catch((error) => log.warn({ err: describeError(error) }, 'cleanup failed'));
   };
   try {
     let devChain = config.mode === 'dev' ? options.devChain : undefined;

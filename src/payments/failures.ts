@@ -19,3 +19,12 @@ export interface PaymentFailure {
 export class FacilitatorUnavailableError extends Error {
   override name = 'FacilitatorUnavailableError';
 }
+
+/**
+ * Reasons are shown to callers (the 402 `error`). Facilitators may put free text there, which can
+ * carry RPC URLs with API keys or request data: only short machine codes pass, anything else
+ * becomes the category.
+ */
+export function publicReason(reason: string | undefined, category: FailureCategory): string {
+  return reason && /^[a-z0-9_.:-]{1,120}$/i.test(reason) ? reason : category;
+}

@@ -4,7 +4,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import type { AvailableProduct, Surface } from '../catalogue/types.ts';
 import type { Logger } from '../log.ts';
 import type { LedgerEntry, Store } from '../store/types.ts';
-import type { FailureCategory, PaymentFailure } from './failures.ts';
+import { publicReason, type FailureCategory, type PaymentFailure } from './failures.ts';
 import { paymentKey } from './payment-key.ts';
 import type { X402Rail } from './x402-rail.ts';
 
@@ -173,7 +173,7 @@ export class PaymentGate {
 }
 
 function failed(category: FailureCategory, reason: string, network?: string): GateResult {
-  return { status: 'payment_failed', failure: { category, reason, network } };
+  return { status: 'payment_failed', failure: { category, reason: publicReason(reason, category), network } };
 }
 
 function isConnectionRefused(error: unknown): boolean {
@@ -181,7 +181,11 @@ function isConnectionRefused(error: unknown): boolean {
   return cause?.code === 'ECONNREFUSED';
 }
 
-/** Error name and message only: facilitator errors may echo request data, never log whole objects. */
+/**
+ * Error name and message only, never whole objects (they may echo request data), and with URLs
+ * removed: RPC and facilitator URLs often carry API keys.
+ */
 export function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : 'unknown error';
+  if (!(error instanceof Error)) return 'unknown error';
+  return `${error.name}: ${error.message}`.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, '[url]').slice(0, 300);
 }
