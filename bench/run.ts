@@ -109,28 +109,35 @@ async function measurePaid(url: string, chain: DevChain): Promise<Pick<Figures, 
   return { paidPerSecond: headers.length / seconds, paidP50: percentile(latencies, 50), paidP99: percentile(latencies, 99) };
 }
 
-async function benchPercall(chain: DevChain): Promise<Figures> {
+/** Starts one server as a child process, measures it, stops it. */
+async function benchServer(chain: DevChain, args: string[], env: (port: number) => Record<string, string>): Promise<Figures> {
   const port = await freePort();
-  const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
-  const child = startChild(['bin/percall.js', 'start'], {
-    PORT: String(port),
-    PERCALL_DATA_DIR: dataDir,
-    DEV_RPC_URL: chain.rpcUrl,
-    LOG_LEVEL: 'warn',
-  });
+  const child = startChild(args, env(port));
   try {
     const url = `http://127.0.0.1:${port}${PATH}`;
     await waitFor402(url, child);
     return { ...(await measureChallenges(url)), ...(await measurePaid(url, chain)) };
   } finally {
     await stopChild(child);
+  }
+}
+
+async function benchPercall(chain: DevChain): Promise<Figures> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
+  try {
+    return await benchServer(chain, ['bin/percall.js', 'start'], (port) => ({
+      PORT: String(port),
+      PERCALL_DATA_DIR: dataDir,
+      DEV_RPC_URL: chain.rpcUrl,
+      LOG_LEVEL: 'warn',
+    }));
+  } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
-async function benchReference(chain: DevChain): Promise<Figures> {
-  const port = await freePort();
-  const child = startChild(['--import', 'tsx', 'bench/reference-server.ts'], {
+function benchReference(chain: DevChain): Promise<Figures> {
+  return benchServer(chain, ['--import', 'tsx', 'bench/reference-server.ts'], (port) => ({
     PORT: String(port),
     RPC_URL: chain.rpcUrl,
     CHAIN_ID: String(chain.chainId),
@@ -139,14 +146,7 @@ async function benchReference(chain: DevChain): Promise<Figures> {
     PAY_TO: chain.payTo,
     ASSET: chain.usdc,
     AMOUNT: '10000',
-  });
-  try {
-    const url = `http://127.0.0.1:${port}${PATH}`;
-    await waitFor402(url, child);
-    return { ...(await measureChallenges(url)), ...(await measurePaid(url, chain)) };
-  } finally {
-    await stopChild(child);
-  }
+  }));
 }
 
 function best(a: Figures | undefined, b: Figures): Figures {

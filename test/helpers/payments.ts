@@ -2,7 +2,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { toClientEvmSigner } from '@x402/evm';
+import { authorizationTypes, toClientEvmSigner } from '@x402/evm';
 import { getAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
@@ -54,16 +54,7 @@ export async function tamper(
     change.signature ??
     (await account.signTypedData({
       domain: { name: String(accepted.extra.name), version: String(accepted.extra.version), chainId, verifyingContract: getAddress(accepted.asset) },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: authorizationTypes,
       primaryType: 'TransferWithAuthorization',
       message: {
         from: getAddress(authorization.from),
