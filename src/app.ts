@@ -9,9 +9,12 @@ import type { DiscoveryContext } from './discovery/context.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
 import { registerPaidRoutes } from './http/paid-routes.ts';
 import { problemResponse, problems } from './http/problem.ts';
-import type { Logger } from './log.ts';
-import { describeError, PaymentGate } from './payments/gate.ts';
+import { describeError, type Logger } from './log.ts';
+import { PaymentGate } from './payments/gate.ts';
+import { Reconciler } from './payments/reconciler.ts';
+import type { SettlementChain } from './payments/settlement-chain.ts';
 import { X402Rail, type EvmOffer } from './payments/x402-rail.ts';
+import { Telemetry } from './telemetry/counters.ts';
 import type { Store } from './store/types.ts';
 import { PACKAGE_VERSION } from './version.ts';
 
@@ -26,6 +29,8 @@ export interface PercallOptions {
   products?: readonly Product[];
   /** Public base URL; the request's origin when unset. */
   baseUrl?: string;
+  /** Read access to a network's chain, for reconciling settlements of unknown outcome. */
+  chainFor?: (network: string) => SettlementChain | undefined;
 }
 
 export interface Percall {
@@ -34,8 +39,10 @@ export interface Percall {
   rail: X402Rail;
   gate: PaymentGate;
   store: Store;
-  /** Stops background work (facilitator retries). The store is closed by whoever opened it. */
-  stop(): void;
+  telemetry: Telemetry;
+  reconciler: Reconciler;
+  /** Stops background work and flushes telemetry. The store is closed by whoever opened it. */
+  stop(): Promise<void>;
 }
 
 /** Composition root: catalogue, payment rail and gate, HTTP routes. Starting a listener is separate. */
@@ -46,7 +53,16 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   await rail.start(catalogue.products, (error, delayMs) =>
     log.warn({ err: describeError(error), retryInMs: delayMs }, 'payment facilitator unavailable; paid routes answer 503 until it is'),
   );
-  const gate = new PaymentGate(rail, store, log);
+  const telemetry = new Telemetry(store, log);
+  telemetry.start(config.telemetryFlushMs);
+  const reconciler = new Reconciler(store, options.chainFor ?? (() => undefined), log, {
+    instanceId: config.instanceId,
+    ownerTimeoutMs: config.ownerTimeoutMs,
+    // Longer than any call can take: facilitator timeouts plus the product's own limit.
+    inFlightTimeoutMs: Math.max(10 * 60_000, config.ownerTimeoutMs),
+  });
+  await reconciler.start(config.reconcileIntervalMs);
+  const gate = new PaymentGate({ rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
 
   const app = new Hono();
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
@@ -62,7 +78,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     startedAt: new Date(),
   };
   registerFreeRoutes(app, discovery);
-  registerPaidRoutes(app, { catalogue, rail, gate, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
+  registerPaidRoutes(app, { catalogue, rail, gate, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
 
   app.notFound((c) => {
     // A known path asked with a method it does not serve is a 405, not a 404.
@@ -77,5 +93,10 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     log.error({ path: c.req.path, err: describeError(error) }, 'unhandled error');
     return problemResponse(c, problems.internal());
   });
-  return { app, catalogue, rail, gate, store, stop: () => rail.stop() };
+  const stop = async () => {
+    rail.stop();
+    reconciler.stop();
+    await telemetry.stop();
+  };
+  return { app, catalogue, rail, gate, store, telemetry, reconciler, stop };
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -20,7 +22,10 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024),
   FACILITATOR_URL: z.url().optional(),
-  /** Production alternative to FACILITATOR_URL: settle with the built-in facilitator, this gas wallet and RPC. */
+  /**
+   * Production alternative to FACILITATOR_URL: settle with the built-in facilitator, this gas wallet
+   * and RPC. In dev mode it replaces the default gas wallet (one per instance sharing a chain).
+   */
   FACILITATOR_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x + 64 hex characters').optional(),
   EVM_RPC_URL: z.url().optional(),
   FACILITATOR_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
@@ -31,8 +36,18 @@ const EnvSchema = z.object({
   USDC_VERSION: z.string().default('2'),
   /** Seconds a signed payment stays valid after the quote (x402 `maxTimeoutSeconds`). */
   PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(300),
-  /** Dev mode only: use this running chain instead of starting anvil (then DEV_DEPLOYER_KEY must be funded). */
+  /** Dev mode only: join this running chain (its test USDC already deployed) instead of starting anvil. */
   DEV_RPC_URL: z.url().optional(),
+  /** PostgreSQL shared by several instances; the embedded store under PERCALL_DATA_DIR when unset. */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://…').optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Names this process in the shared store; a fresh random id per start by default. */
+  INSTANCE_ID: z.string().min(1).max(100).optional(),
+  TELEMETRY_FLUSH_MS: z.coerce.number().int().positive().default(2_000),
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
+  /** An instance silent for this long is dead: the reconciler takes over its unfinished payments. */
+  OWNER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
 });
 
 export interface Config {
@@ -55,6 +70,13 @@ export interface Config {
   payTo?: `0x${string}`;
   evm: { network: `eip155:${number}`; usdc: `0x${string}`; usdcName: string; usdcVersion: string };
   devRpcUrl?: string;
+  databaseUrl?: string;
+  databasePoolSize: number;
+  databaseStatementTimeoutMs: number;
+  instanceId: string;
+  telemetryFlushMs: number;
+  reconcileIntervalMs: number;
+  ownerTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +114,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       usdcVersion: e.USDC_VERSION,
     },
     devRpcUrl: e.DEV_RPC_URL,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    telemetryFlushMs: e.TELEMETRY_FLUSH_MS,
+    reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+    ownerTimeoutMs: e.OWNER_TIMEOUT_MS,
   };
   if (config.mode === 'production') {
     const builtIn = config.facilitatorKey !== undefined && config.evmRpcUrl !== undefined;

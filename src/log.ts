@@ -31,3 +31,12 @@ const REDACT_PATHS = [
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
   return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'percall' } }, destination);
 }
+
+/**
+ * Error name and message only, never whole objects (they may echo request data), and with URLs
+ * removed: RPC and facilitator URLs often carry API keys.
+ */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return 'unknown error';
+  return `${error.name}: ${error.message}`.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, '[url]').slice(0, 300);
+}

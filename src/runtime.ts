@@ -5,12 +5,13 @@ import { createPercall, type Percall } from './app.ts';
 import type { Product } from './catalogue/types.ts';
 import type { Config } from './config.ts';
 import { devStatePath, startDevChain, type DevChain, type DevInfo } from './devchain/stack.ts';
-import type { Logger } from './log.ts';
+import { describeError, type Logger } from './log.ts';
 import { createLocalFacilitator, createRemoteFacilitator } from './payments/facilitator.ts';
-import { describeError } from './payments/gate.ts';
 import type { EvmOffer } from './payments/x402-rail.ts';
 import { listen } from './server.ts';
+import { evmSettlementChain } from './payments/settlement-chain.ts';
 import { openEmbeddedStore } from './store/embedded.ts';
+import { openPostgresStore } from './store/postgres.ts';
 import type { Store } from './store/types.ts';
 
 export interface RunningService {
@@ -64,7 +65,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
         rpcUrl: devChain.rpcUrl,
         chainId: devChain.chainId,
         network: devChain.network,
-        privateKey: devChain.facilitatorKey,
+        // Instances sharing one chain need a gas wallet each: nonces are managed per process.
+        privateKey: config.facilitatorKey ?? devChain.facilitatorKey,
       });
       offer = { network: devChain.network, asset: devChain.usdc, assetName: devChain.usdcName, assetVersion: devChain.usdcVersion, payTo: devChain.payTo, maxTimeoutSeconds: config.paymentTimeoutSeconds };
     } else {
@@ -81,13 +83,28 @@ export async function startService(options: StartOptions): Promise<RunningServic
     }
     if (options.wrapFacilitator) facilitator = options.wrapFacilitator(facilitator);
 
-    const store: Store = await openEmbeddedStore(config.dataDir);
+    const store: Store = config.databaseUrl
+      ? openPostgresStore({ url: config.databaseUrl, poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs })
+      : await openEmbeddedStore(config.dataDir);
     cleanups.push(() => store.close());
+    // An unreachable database does not stop the start: paid routes answer 503 until it is back.
+    await store.ensureSchema().catch((error: unknown) => log.warn({ err: describeError(error) }, 'database unavailable at start'));
+    const rpcUrl = devChain?.rpcUrl ?? config.evmRpcUrl;
+    const settlementChain = rpcUrl ? evmSettlementChain(rpcUrl) : undefined;
     const listener = await listen(config.port, config.host);
     cleanups.push(() => listener.close());
     const baseUrl = config.publicBaseUrl ?? listener.url;
-    const percall = await createPercall({ config, log, store, facilitator, offers: [offer], products: options.products, baseUrl });
-    cleanups.push(async () => percall.stop());
+    const percall = await createPercall({
+      config,
+      log,
+      store,
+      facilitator,
+      offers: [offer],
+      products: options.products,
+      baseUrl,
+      chainFor: (network) => (network === offer.network ? settlementChain : undefined),
+    });
+    cleanups.push(() => percall.stop());
     listener.setHandler(percall.app.fetch);
 
     let dev: DevInfo | undefined;

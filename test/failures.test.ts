@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { publicReason } from '../src/payments/failures.ts';
-import { describeError } from '../src/payments/gate.ts';
+import { describeError } from '../src/log.ts';
 import { paymentKey } from '../src/payments/payment-key.ts';
 import { atomicToUsd, usdToAtomic } from '../src/money.ts';
 

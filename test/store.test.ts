@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbeddedStore } from '../src/store/embedded.ts';
 import { bindLiterals } from '../src/store/literals.ts';
-import type { LedgerEntry, Store } from '../src/store/types.ts';
+import { openPostgresStore } from '../src/store/postgres.ts';
+import { StoreUnavailableError } from '../src/store/sql-store.ts';
+import type { LedgerEntry, PaymentReservation, Store } from '../src/store/types.ts';
+import { freshDatabase } from './helpers/postgres.ts';
 import { tempDataDir } from './helpers/service.ts';
-
-const opened: Store[] = [];
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close().catch(() => undefined);
-});
-
-async function open(dir: string): Promise<Store> {
-  const store = await openEmbeddedStore(dir);
-  opened.push(store);
-  return store;
-}
 
 function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
   return {
@@ -32,75 +24,210 @@ function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
   };
 }
 
-const reservation = (key: string) => ({ key, product: 'time', surface: 'http' as const, network: 'eip155:31337' });
+function reservation(key: string, overrides: Partial<PaymentReservation> = {}): PaymentReservation {
+  return {
+    key,
+    product: 'time',
+    surface: 'http',
+    network: 'eip155:31337',
+    scheme: 'exact',
+    asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    payTo: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+    amount: '10000',
+    payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    validBefore: 2_000_000_000,
+    owner: 'instance-a',
+    ...overrides,
+  };
+}
 
-describe('embedded store (PGlite)', () => {
-  it('exactly one of 20 concurrent reservations of the same payment wins', async () => {
-    const store = await open(await tempDataDir());
-    const results = await Promise.all(Array.from({ length: 20 }, () => store.reservePayment(reservation('k1'))));
-    expect(results.filter((r) => r.reserved)).toHaveLength(1);
-    expect(results.filter((r) => !r.reserved).every((r) => !r.reserved && r.state === 'verifying')).toBe(true);
+/** A fresh database of one kind: every `open()` opens that same database (a second open is a restart). */
+interface Backend {
+  fresh(): Promise<{ open(): Promise<Store> }>;
+  teardown(): Promise<void>;
+}
+
+/** The store conformance suite: every implementation must behave the same. */
+function conformance(name: string, makeBackend: () => Promise<Backend | undefined>) {
+  describe(`store conformance: ${name}`, () => {
+    let backend: Backend | undefined;
+    const opened: Store[] = [];
+    beforeAll(async () => {
+      backend = await makeBackend();
+    });
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close().catch(() => undefined);
+    });
+    afterAll(async () => {
+      await backend?.teardown();
+    });
+    /** Opens a store on a fresh database; `reopen` opens the same database again. */
+    const fresh = async () => {
+      const db = await backend!.fresh();
+      const open = async () => {
+        const store = await db.open();
+        opened.push(store);
+        return store;
+      };
+      return { store: await open(), reopen: open };
+    };
+    const open = async () => (await fresh()).store;
+    const test = (title: string, fn: () => Promise<void>) =>
+      it(title, async (ctx) => {
+        if (!backend) return ctx.skip(); // no PostgreSQL server here (CI requires one)
+        await fn();
+      });
+
+    test('exactly one of 20 concurrent reservations of the same payment wins', async () => {
+      const store = await open();
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.reservePayment(reservation('k1'))));
+      expect(results.filter((r) => r.reserved)).toHaveLength(1);
+      expect(results.filter((r) => !r.reserved).every((r) => !r.reserved && r.state === 'verifying')).toBe(true);
+    });
+
+    test('a released reservation can be taken again; a settled one never', async () => {
+      const store = await open();
+      expect(await store.reservePayment(reservation('k2'))).toEqual({ reserved: true });
+      await store.releasePayment('k2');
+      expect(await store.reservePayment(reservation('k2'))).toEqual({ reserved: true });
+      await store.markSettling('k2');
+      await store.recordSettlement(entry('k2'), { delivered: true });
+      await store.releasePayment('k2');
+      expect(await store.reservePayment(reservation('k2'))).toEqual({ reserved: false, state: 'settled', delivered: true });
+    });
+
+    test('writes the ledger row with exact values and keeps it across a restart', async () => {
+      const { store: first, reopen } = await fresh();
+      await first.reservePayment(reservation('k3'));
+      await first.recordSettlement(entry('k3', { amount: '123456789012345678901234567890' }), { delivered: true });
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const second = await reopen();
+      expect(await second.settlement('k3')).toEqual(entry('k3', { amount: '123456789012345678901234567890' }));
+      expect(await second.paymentState('k3')).toBe('settled');
+    });
+
+    test('never records a settlement twice or without a reservation', async () => {
+      const store = await open();
+      await expect(store.recordSettlement(entry('nope'), { delivered: true })).rejects.toThrow(/no open reservation/);
+      await store.reservePayment(reservation('k4'));
+      await store.recordSettlement(entry('k4'), { delivered: true });
+      await expect(store.recordSettlement(entry('k4'), { delivered: true })).rejects.toThrow(/no open reservation/);
+    });
+
+    test('an undelivered settlement is claimed by exactly one caller, and can be given back', async () => {
+      const store = await open();
+      await store.reservePayment(reservation('k5'));
+      await store.recordSettlement(entry('k5'), { delivered: false });
+      expect(await store.reservePayment(reservation('k5'))).toEqual({ reserved: false, state: 'settled', delivered: false });
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store.claimDelivery('k5')));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      await store.unclaimDelivery('k5');
+      expect(await store.claimDelivery('k5')).toBe(true);
+    });
+
+    test('lists unresolved payments with what reconciliation needs; pending and failed transitions', async () => {
+      const store = await open();
+      await store.reservePayment(reservation('u1'));
+      await store.reservePayment(reservation('u2', { owner: 'instance-b', validBefore: undefined, payer: undefined }));
+      await store.markSettling('u2');
+      await store.reservePayment(reservation('u3'));
+      await store.markPending('u3', { txHash: '0x01', reason: 'settlement_timeout' });
+      const rows = await store.unresolvedPayments();
+      const byKey = Object.fromEntries(rows.map((r) => [r.key, r]));
+      expect(byKey.u1).toMatchObject({ state: 'verifying', owner: 'instance-a', validBefore: 2_000_000_000, amount: '10000' });
+      expect(byKey.u2).toMatchObject({ state: 'settling', owner: 'instance-b' });
+      expect(byKey.u2!.validBefore).toBeUndefined();
+      expect(byKey.u3).toMatchObject({ state: 'pending', txHash: '0x01' });
+      await store.markFailed('u3', 'authorization expired unused');
+      expect(await store.paymentState('u3')).toBe('failed');
+      expect(await store.reservePayment(reservation('u3'))).toMatchObject({ reserved: false, state: 'failed' });
+    });
+
+    test('heartbeats tell live instances from dead ones', async () => {
+      const store = await open();
+      const before = new Date(Date.now() - 1000);
+      await store.heartbeat('alive');
+      const live = await store.liveInstances(before);
+      expect(live.has('alive')).toBe(true);
+      expect((await store.liveInstances(new Date(Date.now() + 60_000))).has('alive')).toBe(false);
+    });
+
+    test('daily quotas hold under concurrency', async () => {
+      const store = await open();
+      const takes = await Promise.all(Array.from({ length: 10 }, () => store.consumeQuota('0xAbC', 'route-task', '2026-11-21', 3)));
+      expect(takes.filter(Boolean)).toHaveLength(3);
+      expect(await store.consumeQuota('0xabc', 'route-task', '2026-11-22', 3)).toBe(true);
+      expect(await store.consumeQuota('0xabc', 'other', '2026-11-21', 0)).toBe(false);
+    });
+
+    test('telemetry counters add up; payers are counted once', async () => {
+      const store = await open();
+      await store.addTelemetry([{ metric: 'paid_calls', dimension: 'GET /x', value: 2 }], ['0xA', '0xB']);
+      await store.addTelemetry([{ metric: 'paid_calls', dimension: 'GET /x', value: 3 }, { metric: 'challenges', dimension: '*', value: 7 }], ['0xa']);
+      const snapshot = await store.telemetry();
+      expect(snapshot.counters.paid_calls?.['GET /x']).toBe(5);
+      expect(snapshot.counters.challenges?.['*']).toBe(7);
+      expect(snapshot.uniquePayers).toBe(2);
+      expect(snapshot.observingSince).toBeInstanceOf(Date);
+    });
+
+    test('stores hostile strings verbatim', async () => {
+      const store = await open();
+      const nasty = `x'); DROP TABLE ledger; -- \\ $1 "' ''`;
+      await store.reservePayment(reservation(nasty, { product: nasty }));
+      await store.recordSettlement(entry(nasty, { product: nasty, payer: nasty }), { delivered: true });
+      expect(await store.settlement(nasty)).toMatchObject({ paymentKey: nasty, product: nasty, payer: nasty });
+    });
   });
+}
 
-  it('a released reservation can be taken again; a settled one never', async () => {
-    const store = await open(await tempDataDir());
-    expect(await store.reservePayment(reservation('k2'))).toEqual({ reserved: true });
-    await store.releasePayment('k2');
-    expect(await store.reservePayment(reservation('k2'))).toEqual({ reserved: true });
-    await store.markSettling('k2');
-    await store.recordSettlement(entry('k2'));
-    await store.releasePayment('k2');
-    expect(await store.reservePayment(reservation('k2'))).toEqual({ reserved: false, state: 'settled' });
-  });
-
-  it('writes the ledger row with exact values and keeps it across a restart', async () => {
+conformance('embedded (PGlite)', async () => ({
+  fresh: async () => {
     const dir = await tempDataDir();
-    const first = await open(dir);
-    await first.reservePayment(reservation('k3'));
-    await first.recordSettlement(entry('k3', { amount: '123456789012345678901234567890' }));
-    await first.close();
-    opened.splice(opened.indexOf(first), 1);
+    return { open: () => openEmbeddedStore(dir) };
+  },
+  teardown: async () => {},
+}));
 
-    const second = await open(dir);
-    expect(await second.ledger()).toEqual([entry('k3', { amount: '123456789012345678901234567890' })]);
-    expect(await second.paymentState('k3')).toBe('settled');
-  });
+conformance('PostgreSQL', async () => {
+  const databases: { url: string; drop(): Promise<void> }[] = [];
+  if (!(await freshDatabase().then((db) => db && databases.push(db)))) return undefined;
+  let unused: (typeof databases)[number] | undefined = databases[0];
+  return {
+    fresh: async () => {
+      const db = unused ?? (await freshDatabase())!;
+      if (db !== unused) databases.push(db);
+      unused = undefined;
+      return { open: async () => openPostgresStore({ url: db.url, poolSize: 5, statementTimeoutMs: 5000 }) };
+    },
+    teardown: async () => {
+      for (const db of databases) await db.drop();
+    },
+  };
+});
 
-  it('refuses to record a settlement without a reservation', async () => {
-    const store = await open(await tempDataDir());
-    await expect(store.recordSettlement(entry('nope'))).rejects.toThrow(/no reservation/);
-  });
-
-  it('after a crash, unsettled reservations are released and interrupted settlements parked as pending', async () => {
-    const dir = await tempDataDir();
-    const store = await open(dir);
-    await store.reservePayment(reservation('verifying'));
-    await store.reservePayment(reservation('settling'));
-    await store.markSettling('settling');
-    await store.reservePayment(reservation('pending'));
-    await store.markPending('pending', { txHash: '0x01', reason: 'settlement_timeout' });
-    // Simulate the process dying: close without releasing anything.
-    await store.close();
-    opened.splice(opened.indexOf(store), 1);
-
-    const restarted = await open(dir);
-    expect(await restarted.paymentState('verifying')).toBeUndefined();
-    expect(await restarted.paymentState('settling')).toBe('pending');
-    expect(await restarted.paymentState('pending')).toBe('pending');
-  });
-
+describe('embedded store specifics', () => {
   it('one process at a time: a second open of the same directory is refused', async () => {
     const dir = await tempDataDir();
-    await open(dir);
-    await expect(openEmbeddedStore(dir)).rejects.toThrow(/in use/);
+    const store = await openEmbeddedStore(dir);
+    try {
+      await expect(openEmbeddedStore(dir)).rejects.toThrow(/in use/);
+    } finally {
+      await store.close();
+    }
   });
+});
 
-  it('stores hostile strings verbatim', async () => {
-    const store = await open('memory://');
-    const nasty = `x'); DROP TABLE ledger; -- \\ $1 "' ''`;
-    await store.reservePayment({ ...reservation(nasty), product: nasty });
-    await store.recordSettlement(entry(nasty, { product: nasty, payer: nasty }));
-    expect((await store.ledger())[0]).toMatchObject({ paymentKey: nasty, product: nasty, payer: nasty });
+describe('PostgreSQL specifics', () => {
+  it('an unreachable server: opening works, statements fail as StoreUnavailableError, nothing hangs', async () => {
+    const store = openPostgresStore({ url: 'postgres://postgres@127.0.0.1:1/none', poolSize: 2, statementTimeoutMs: 1000 });
+    try {
+      await expect(store.reservePayment(reservation('x'))).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.ensureSchema()).rejects.toThrow();
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createPublicClient, http, type Hex } from 'viem';
+import { createPublicClient, getContractAddress, http, type Hex } from 'viem';
 import type { Logger } from '../log.ts';
 import { startAnvil } from './anvil.ts';
 import { DEV_ROLES, ensureDevContracts, mintUsdc, usdcBalance, USDC_EIP712 } from './contracts.ts';
@@ -39,9 +39,8 @@ const BUYER_FLOAT = 1_000n * 1_000_000n;
  * Multicall3 installed, the buyer funded. With `statePath` the chain survives restarts.
  */
 export async function startDevChain(options: { log: Logger; statePath?: string; rpcUrl?: string; payTo?: Hex }): Promise<DevChain> {
-  const anvil = options.rpcUrl
-    ? { rpcUrl: options.rpcUrl, chainId: await createPublicClient({ transport: http(options.rpcUrl) }).getChainId(), stop: async () => {} }
-    : await startAnvil({ statePath: options.statePath });
+  if (options.rpcUrl) return joinDevChain(options.rpcUrl, options);
+  const anvil = await startAnvil({ statePath: options.statePath });
   try {
     // Deploy before the facilitator (same account) sends anything, so the token address stays stable.
     const { usdc } = await ensureDevContracts(anvil.rpcUrl, DEV_ROLES.deployer.privateKey);
@@ -65,6 +64,31 @@ export async function startDevChain(options: { log: Logger; statePath?: string; 
     await anvil.stop();
     throw error;
   }
+}
+
+/**
+ * Joins a dev chain another process started (several instances on one chain): reads only. Sending
+ * from the deployer here would race the other process's facilitator for the same account's nonces.
+ */
+async function joinDevChain(rpcUrl: string, options: { log: Logger; payTo?: Hex }): Promise<DevChain> {
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  const chainId = await client.getChainId();
+  const usdc = getContractAddress({ from: DEV_ROLES.deployer.address, nonce: 0n });
+  const code = await client.getCode({ address: usdc });
+  if (!code || code === '0x') throw new Error(`no test USDC at ${usdc} on ${rpcUrl}: start that chain with npm start first`);
+  options.log.info({ rpcUrl, chainId, usdc }, 'joined dev chain');
+  return {
+    rpcUrl,
+    chainId,
+    network: `eip155:${chainId}`,
+    usdc,
+    usdcName: USDC_EIP712.name,
+    usdcVersion: USDC_EIP712.version,
+    payTo: options.payTo ?? DEV_ROLES.payTo.address,
+    buyer: { address: DEV_ROLES.buyer.address, privateKey: DEV_ROLES.buyer.privateKey },
+    facilitatorKey: DEV_ROLES.facilitator.privateKey,
+    stop: async () => {},
+  };
 }
 
 export function devStatePath(dataDir: string): string {

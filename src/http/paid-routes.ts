@@ -3,10 +3,10 @@ import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
 import { ProductInputError, type AvailableProduct, type Product } from '../catalogue/types.ts';
-import type { PaymentGate } from '../payments/gate.ts';
-import { describeError } from '../payments/gate.ts';
+import { endpointKey, type PaymentGate } from '../payments/gate.ts';
+import type { Telemetry } from '../telemetry/counters.ts';
 import type { EncodedQuote, X402Rail } from '../payments/x402-rail.ts';
-import type { Logger } from '../log.ts';
+import { describeError, type Logger } from '../log.ts';
 import { parseJsonBody, queryInput, readBodyLimited, validate, type InputResult } from './input.ts';
 import { problemResponse, problems } from './problem.ts';
 
@@ -14,6 +14,7 @@ export interface PaidRouteDeps {
   catalogue: Catalogue;
   rail: X402Rail;
   gate: PaymentGate;
+  telemetry: Telemetry;
   log: Logger;
   maxBodyBytes: number;
   /** Origin used in the 402 `resource.url`; the request's own origin when undefined. */
@@ -47,7 +48,9 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   const input = methodMatches ? await readInput(c, requestUrl, product, deps.maxBodyBytes) : undefined;
   const resourceUrl = `${deps.publicBaseUrl ?? requestUrl.origin}${product.http!.path}`;
 
+  const endpoint = endpointKey(product, 'http');
   if (!paymentHeader) {
+    deps.telemetry.challenge(endpoint);
     // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
     const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;
     return paymentRequired(deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, inputError));
@@ -60,6 +63,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   try {
     payload = decodePaymentSignatureHeader(paymentHeader);
   } catch {
+    deps.telemetry.failure(endpoint, 'payment_processing_error', 'invalid_payment_header', undefined);
     return paymentRequired(
       deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload'),
     );

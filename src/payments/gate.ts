@@ -2,10 +2,13 @@ import { FacilitatorTimeoutError } from '@x402/core/server';
 import { SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { AvailableProduct, Surface } from '../catalogue/types.ts';
-import type { Logger } from '../log.ts';
-import type { LedgerEntry, Store } from '../store/types.ts';
+import { describeError, type Logger } from '../log.ts';
+import { StoreUnavailableError } from '../store/sql-store.ts';
+import type { LedgerEntry, PaymentReservation, Store } from '../store/types.ts';
+import type { Telemetry } from '../telemetry/counters.ts';
 import { publicReason, type FailureCategory, type PaymentFailure } from './failures.ts';
 import { paymentKey } from './payment-key.ts';
+import type { Reconciler } from './reconciler.ts';
 import type { X402Rail } from './x402-rail.ts';
 
 export interface PaidCall {
@@ -17,16 +20,32 @@ export interface PaidCall {
 }
 
 export type GateResult =
-  | { status: 'served'; output: unknown; settlement: SettleResponse; requirements: PaymentRequirements }
+  | { status: 'served'; output: unknown; settlement: SettleResponse }
   | { status: 'payment_failed'; failure: PaymentFailure; settlement?: SettleResponse }
   | { status: 'product_failed'; error: unknown }
-  /** Facilitator unreachable or failing: nothing was charged; retry later. */
+  /** Facilitator or database unreachable: nothing was charged; retry later. */
   | { status: 'unavailable'; detail: string }
   /** Settlement was requested but its outcome is unknown: no body, the payment stays blocked until reconciled. */
   | { status: 'pending'; detail: string };
 
+export interface GateDeps {
+  rail: X402Rail;
+  store: Store;
+  log: Logger;
+  telemetry: Telemetry;
+  reconciler: Reconciler;
+  /** Owner recorded on reservations (this process). */
+  instanceId: string;
+  clock?: () => Date;
+}
+
 /** Facilitator reasons that mean "broadcast, not yet confirmed" rather than a definite failure. */
 const PENDING_REASONS = new Set(['settlement_pending', 'transaction_pending', 'settlement_timeout']);
+
+/** Telemetry key of a door: `GET /api/v1/paid/time` for HTTP, `tool server_time` for MCP. */
+export function endpointKey(product: AvailableProduct, surface: Surface): string {
+  return surface === 'http' ? `${product.http!.method} ${product.http!.path}` : `tool ${product.mcp!.tool}`;
+}
 
 /**
  * The payment gate, shared by every door (HTTP routes, MCP tools): reserve the authorization
@@ -34,62 +53,65 @@ const PENDING_REASONS = new Set(['settlement_pending', 'transaction_pending', 's
  * settled; a result is only handed back after settlement succeeded.
  */
 export class PaymentGate {
-  constructor(
-    private readonly rail: X402Rail,
-    private readonly store: Store,
-    private readonly log: Logger,
-    private readonly clock: () => Date = () => new Date(),
-  ) {}
+  constructor(private readonly deps: GateDeps) {}
 
   async execute(call: PaidCall): Promise<GateResult> {
+    const result = await this.executeUncounted(call).catch((error: unknown): GateResult => {
+      if (error instanceof StoreUnavailableError) {
+        this.deps.log.warn({ err: describeError(error) }, 'payment database unavailable');
+        return { status: 'unavailable', detail: 'the payment database is unavailable' };
+      }
+      throw error;
+    });
+    const endpoint = endpointKey(call.product, call.surface);
+    if (result.status === 'served') {
+      this.deps.telemetry.paid(endpoint, result.settlement.amount ?? call.payload.accepted.amount, result.settlement.payer ?? 'unknown');
+    } else if (result.status === 'payment_failed') {
+      const { category, reason, network } = result.failure;
+      this.deps.telemetry.failure(endpoint, category, reason, network);
+    }
+    return result;
+  }
+
+  private async executeUncounted(call: PaidCall): Promise<GateResult> {
+    const { rail, store } = this.deps;
     const { product, surface, payload } = call;
-    const requirements = this.rail.match(product, surface, payload);
+    const requirements = rail.match(product, surface, payload);
     if (!requirements) return failed('payment_requirement_not_accepted', 'no_matching_payment_requirements', payload.accepted?.network);
 
-    const key = paymentKey(payload);
-    const reservation = await this.store.reservePayment({ key, product: product.id, surface, network: requirements.network });
-    if (!reservation.reserved) {
-      const reason = reservation.state === 'settled' ? 'payment_already_used' : 'payment_already_in_progress';
-      return failed('payment_verification_failed', reason, requirements.network);
-    }
+    const reservation = this.reservationFor(call, requirements);
+    const reserved = await store.reservePayment(reservation);
+    if (!reserved.reserved) return this.alreadyReserved(call, reservation.key, reserved.state, reserved.delivered);
 
     // From here on the reservation must end released, pending or settled.
-    let released = false;
-    const release = async () => {
-      released = true;
-      await this.store.releasePayment(key);
-    };
+    const key = reservation.key;
+    let finished = false;
     try {
       const verified = await this.verify(payload, requirements);
-      if (verified.status !== 'valid') {
-        await release();
-        return verified.result;
-      }
+      if (verified.status !== 'valid') return verified.result;
 
       let output: unknown;
       try {
-        output = await product.run(call.input, { now: this.clock(), signal: AbortSignal.timeout(60_000) });
+        output = await this.run(call);
       } catch (error) {
-        await release();
         return { status: 'product_failed', error };
       }
 
-      await this.store.markSettling(key);
+      await store.markSettling(key);
       const settled = await this.settle(payload, requirements);
       if (settled.status === 'pending') {
-        await this.store.markPending(key, { txHash: settled.txHash, reason: settled.detail });
-        this.log.error({ product: product.id, surface, txHash: settled.txHash, reason: settled.detail }, 'settlement outcome unknown; payment parked as pending');
+        finished = true;
+        await store.markPending(key, { txHash: settled.txHash, reason: settled.detail });
+        this.deps.log.error({ product: product.id, surface, txHash: settled.txHash, reason: settled.detail }, 'settlement outcome unknown; payment parked as pending');
         return { status: 'pending', detail: settled.detail };
       }
-      if (settled.status !== 'settled') {
-        await release();
-        return settled.result;
-      }
+      if (settled.status !== 'settled') return settled.result;
 
+      finished = true;
       const settlement = settled.settlement;
       await this.recordLedger({
         paymentKey: key,
-        payer: settlement.payer ?? verified.payer ?? 'unknown',
+        payer: settlement.payer ?? verified.payer ?? reservation.payer ?? 'unknown',
         network: settlement.network ?? requirements.network,
         scheme: requirements.scheme,
         amount: settlement.amount ?? requirements.amount,
@@ -98,14 +120,72 @@ export class PaymentGate {
         txHash: settlement.transaction,
         product: product.id,
         surface,
-        settledAt: this.clock(),
+        settledAt: this.now(),
       });
-      return { status: 'served', output, settlement, requirements };
-    } catch (error) {
-      // A store or programming error mid-flight: the payment was not settled by this call.
-      if (!released) await this.store.releasePayment(key).catch(() => undefined);
-      throw error;
+      return { status: 'served', output, settlement };
+    } finally {
+      // Anything that did not settle or park as pending charged nothing: the authorization is free again.
+      if (!finished) await store.releasePayment(key).catch(() => undefined);
     }
+  }
+
+  /**
+   * The same authorization again. A settled payment whose response was never delivered (the
+   * reconciler found it on chain after a crash) is owed exactly one response: the first caller to
+   * claim it gets it. A pending one is checked on chain right now.
+   */
+  private async alreadyReserved(call: PaidCall, key: string, state: string, delivered: boolean): Promise<GateResult> {
+    const network = call.payload.accepted.network;
+    if (state === 'pending') {
+      const resolution = await this.deps.reconciler.resolveKey(key);
+      if (resolution !== 'settled') {
+        return resolution === 'failed'
+          ? failed('payment_verification_failed', 'payment_authorization_expired', network)
+          : { status: 'pending', detail: 'settlement of this payment is still being confirmed' };
+      }
+      return this.redeem(call, key);
+    }
+    if (state === 'settled' && !delivered) return this.redeem(call, key);
+    if (state === 'settled' || state === 'failed') return failed('payment_verification_failed', 'payment_already_used', network);
+    return failed('payment_verification_failed', 'payment_already_in_progress', network);
+  }
+
+  private async redeem(call: PaidCall, key: string): Promise<GateResult> {
+    const { store } = this.deps;
+    const entry = await store.settlement(key);
+    if (!entry || entry.product !== call.product.id || !(await store.claimDelivery(key))) {
+      return failed('payment_verification_failed', 'payment_already_used', call.payload.accepted.network);
+    }
+    try {
+      const output = await this.run(call);
+      const settlement: SettleResponse = { success: true, transaction: entry.txHash, network: entry.network as SettleResponse['network'], payer: entry.payer, amount: entry.amount };
+      return { status: 'served', output, settlement };
+    } catch (error) {
+      await store.unclaimDelivery(key);
+      return { status: 'product_failed', error };
+    }
+  }
+
+  private run(call: PaidCall): Promise<unknown> {
+    return call.product.run(call.input, { now: this.now(), signal: AbortSignal.timeout(60_000) });
+  }
+
+  private reservationFor(call: PaidCall, requirements: PaymentRequirements): PaymentReservation {
+    const authorization = (call.payload.payload as { authorization?: { from?: unknown; validBefore?: unknown } }).authorization;
+    const validBefore = Number(authorization?.validBefore);
+    return {
+      key: paymentKey(call.payload),
+      product: call.product.id,
+      surface: call.surface,
+      network: requirements.network,
+      scheme: requirements.scheme,
+      asset: requirements.asset,
+      payTo: requirements.payTo,
+      amount: requirements.amount,
+      payer: typeof authorization?.from === 'string' ? authorization.from : undefined,
+      validBefore: Number.isSafeInteger(validBefore) ? validBefore : undefined,
+      owner: this.deps.instanceId,
+    };
   }
 
   private async verify(
@@ -113,14 +193,14 @@ export class PaymentGate {
     requirements: PaymentRequirements,
   ): Promise<{ status: 'valid'; payer?: string } | { status: 'invalid'; result: GateResult }> {
     try {
-      const result = await this.rail.server.verifyPayment(payload, requirements);
+      const result = await this.deps.rail.server.verifyPayment(payload, requirements);
       if (result.isValid) return { status: 'valid', payer: result.payer };
       return { status: 'invalid', result: failed('payment_verification_failed', result.invalidReason ?? 'invalid_payment', requirements.network) };
     } catch (error) {
       if (error instanceof VerifyError) {
         return { status: 'invalid', result: failed('payment_verification_failed', error.invalidReason ?? 'invalid_payment', requirements.network) };
       }
-      this.log.warn({ err: describeError(error) }, 'facilitator verify failed');
+      this.deps.log.warn({ err: describeError(error) }, 'facilitator verify failed');
       return { status: 'invalid', result: { status: 'unavailable', detail: 'the payment facilitator could not be reached to verify the payment' } };
     }
   }
@@ -135,7 +215,7 @@ export class PaymentGate {
   > {
     let settlement: SettleResponse;
     try {
-      settlement = await this.rail.server.settlePayment(payload, requirements);
+      settlement = await this.deps.rail.server.settlePayment(payload, requirements);
     } catch (error) {
       if (error instanceof SettleError) {
         const reason = error.errorReason ?? 'settlement_failed';
@@ -146,29 +226,37 @@ export class PaymentGate {
         // The request never reached the facilitator, so nothing can have been broadcast.
         return { status: 'failed', result: { status: 'unavailable', detail: 'the payment facilitator could not be reached to settle the payment' } };
       }
-      this.log.warn({ err: describeError(error) }, 'facilitator settle failed with unknown outcome');
+      this.deps.log.warn({ err: describeError(error) }, 'facilitator settle failed with unknown outcome');
       return { status: 'pending', detail: 'settlement_outcome_unknown' };
     }
     if (settlement.success) return { status: 'settled', settlement };
     const reason = settlement.errorReason ?? 'settlement_failed';
     if (PENDING_REASONS.has(reason)) return { status: 'pending', detail: reason, txHash: settlement.transaction || undefined };
-    return { status: 'failed', result: { ...failed('settlement_failed', reason, requirements.network), settlement } as GateResult };
+    const result = failed('settlement_failed', reason, requirements.network);
+    return { status: 'failed', result: result.status === 'payment_failed' ? { ...result, settlement } : result };
   }
 
-  /** A settled payment must reach the ledger: retry briefly, then log the full entry for reconciliation. */
+  /**
+   * A settled payment must reach the ledger: retry briefly; if the database stays away, the row stays
+   * `settling` and the reconciler writes it from the chain later. The caller gets the response either way.
+   */
   private async recordLedger(entry: LedgerEntry): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.store.recordSettlement(entry);
+        await this.deps.store.recordSettlement(entry, { delivered: true });
         return;
       } catch (error) {
         if (attempt >= 3) {
-          this.log.error({ entry, err: describeError(error) }, 'settled payment could not be written to the ledger');
+          this.deps.log.error({ entry, err: describeError(error) }, 'settled payment could not be written to the ledger; the reconciler will');
           return;
         }
         await new Promise((r) => setTimeout(r, 50 * attempt));
       }
     }
+  }
+
+  private now(): Date {
+    return this.deps.clock?.() ?? new Date();
   }
 }
 
@@ -179,13 +267,4 @@ function failed(category: FailureCategory, reason: string, network?: string): Ga
 function isConnectionRefused(error: unknown): boolean {
   const cause = (error as { cause?: { code?: string } })?.cause;
   return cause?.code === 'ECONNREFUSED';
-}
-
-/**
- * Error name and message only, never whole objects (they may echo request data), and with URLs
- * removed: RPC and facilitator URLs often carry API keys.
- */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return 'unknown error';
-  return `${error.name}: ${error.message}`.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, '[url]').slice(0, 300);
 }

@@ -25,3 +25,10 @@ function stableJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
+
+/** The EIP-3009 authorization a key names, or undefined for other payload kinds. */
+export function parseEip3009Key(key: string): { network: string; asset: `0x${string}`; from: `0x${string}`; nonce: `0x${string}` } | undefined {
+  const match = /^eip3009:([^:]+:[^:]+):(0x[0-9a-f]{40}):(0x[0-9a-f]{40}):(0x[0-9a-f]{64})$/.exec(key);
+  if (!match) return undefined;
+  return { network: match[1]!, asset: match[2] as `0x${string}`, from: match[3] as `0x${string}`, nonce: match[4] as `0x${string}` };
+}

@@ -31,9 +31,10 @@ export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
         await unlock();
       },
     };
-    const store = await SqlStore.open(driver);
-    // The lock makes this process the directory's only user: whatever is in flight belongs to a dead process.
-    await store.recoverInterrupted();
+    // The lock makes this process the directory's only user (`exclusive`): whatever another
+    // instance left in flight belongs to a dead process, which the reconciler acts on at once.
+    const store = new SqlStore(driver, true);
+    await store.ensureSchema();
     return store;
   } catch (error) {
     await unlock();

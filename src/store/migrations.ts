@@ -8,16 +8,24 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
     sql: `
       CREATE TABLE payments (
         payment_key text PRIMARY KEY,
-        state text NOT NULL CHECK (state IN ('verifying', 'settling', 'settled', 'pending')),
+        state text NOT NULL CHECK (state IN ('verifying', 'settling', 'settled', 'pending', 'failed')),
         product text NOT NULL,
         surface text NOT NULL,
         network text NOT NULL,
+        scheme text NOT NULL,
+        asset text NOT NULL,
+        pay_to text NOT NULL,
+        amount numeric(78, 0) NOT NULL,
+        payer text,
+        valid_before bigint,
+        owner text NOT NULL,
+        delivered boolean NOT NULL DEFAULT false,
         tx_hash text,
         detail text,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       );
-      CREATE INDEX payments_state_idx ON payments (state) WHERE state <> 'settled';
+      CREATE INDEX payments_unresolved_idx ON payments (updated_at) WHERE state IN ('verifying', 'settling', 'pending');
       CREATE TABLE ledger (
         id bigserial PRIMARY KEY,
         payment_key text NOT NULL UNIQUE REFERENCES payments (payment_key),
@@ -33,6 +41,32 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         settled_at timestamptz NOT NULL
       );
       CREATE INDEX ledger_settled_at_idx ON ledger (settled_at);
+      CREATE TABLE instances (
+        id text PRIMARY KEY,
+        heartbeat_at timestamptz NOT NULL
+      );
+      CREATE TABLE quotas (
+        wallet text NOT NULL,
+        product text NOT NULL,
+        day date NOT NULL,
+        used integer NOT NULL,
+        PRIMARY KEY (wallet, product, day)
+      );
+      CREATE TABLE telemetry_counters (
+        metric text NOT NULL,
+        dimension text NOT NULL,
+        value numeric NOT NULL,
+        PRIMARY KEY (metric, dimension)
+      );
+      CREATE TABLE telemetry_payers (
+        payer text PRIMARY KEY,
+        first_seen timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE telemetry_meta (
+        key text PRIMARY KEY,
+        value text NOT NULL
+      );
+      INSERT INTO telemetry_meta (key, value) VALUES ('observing_since', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
     `,
   },
 ];

@@ -1,6 +1,15 @@
-import type { LedgerEntry, PaymentReservation, PaymentState, ReserveResult, Store } from './types.ts';
-import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
 import type { Surface } from '../catalogue/types.ts';
+import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
+import type {
+  CounterDelta,
+  LedgerEntry,
+  PaymentReservation,
+  PaymentState,
+  ReserveResult,
+  Store,
+  TelemetrySnapshot,
+  UnresolvedPayment,
+} from './types.ts';
 
 /** The little a SQL engine must offer; PGlite and PostgreSQL drivers both fit behind it. */
 export interface SqlDriver {
@@ -8,6 +17,11 @@ export interface SqlDriver {
   /** Runs `fn` in one transaction on one connection. */
   transaction<R>(fn: (tx: Pick<SqlDriver, 'query'>) => Promise<R>): Promise<R>;
   close(): Promise<void>;
+}
+
+/** The database cannot be reached or answered with an error: callers answer 503, nothing is charged. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
 }
 
 interface LedgerRow {
@@ -24,98 +38,237 @@ interface LedgerRow {
   settled_at: Date | string;
 }
 
+const LEDGER_COLUMNS = `payment_key, payer, network, scheme, amount::text AS amount, asset, pay_to, tx_hash, product, surface, settled_at`;
+
 /** The store over any SqlDriver: the same SQL for the embedded engine and PostgreSQL. */
 export class SqlStore implements Store {
-  private constructor(private readonly db: SqlDriver) {}
+  private schema: Promise<void> | undefined;
 
-  static async open(db: SqlDriver): Promise<SqlStore> {
-    await migrate(db);
-    return new SqlStore(db);
+  constructor(
+    private readonly db: SqlDriver,
+    readonly exclusive: boolean,
+  ) {}
+
+  ensureSchema(): Promise<void> {
+    this.schema ??= migrate(this.db).catch((error: unknown) => {
+      this.schema = undefined; // try again on the next call
+      throw error;
+    });
+    return this.schema;
+  }
+
+  /** Every statement waits for the schema and turns driver failures into StoreUnavailableError. */
+  private async run<T>(sql: string, params?: unknown[]): Promise<T[]> {
+    try {
+      await this.ensureSchema();
+      return await this.db.query<T>(sql, params);
+    } catch (error) {
+      throw unavailable(error);
+    }
   }
 
   async reservePayment(r: PaymentReservation): Promise<ReserveResult> {
-    const inserted = await this.db.query<{ payment_key: string }>(
-      `INSERT INTO payments (payment_key, state, product, surface, network)
-       VALUES ($1, 'verifying', $2, $3, $4)
+    const inserted = await this.run<{ payment_key: string }>(
+      `INSERT INTO payments (payment_key, state, product, surface, network, scheme, asset, pay_to, amount, payer, valid_before, owner)
+       VALUES ($1, 'verifying', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ON CONFLICT (payment_key) DO NOTHING RETURNING payment_key`,
-      [r.key, r.product, r.surface, r.network],
+      [r.key, r.product, r.surface, r.network, r.scheme, r.asset, r.payTo, r.amount, r.payer ?? null, r.validBefore ?? null, r.owner],
     );
     if (inserted.length === 1) return { reserved: true };
-    const state = await this.paymentState(r.key);
+    const rows = await this.run<{ state: PaymentState; delivered: boolean }>(
+      `SELECT state, delivered FROM payments WHERE payment_key = $1`,
+      [r.key],
+    );
     // The holder may have released it between our insert and this read; report it as in flight.
-    return { reserved: false, state: state ?? 'verifying' };
+    return { reserved: false, state: rows[0]?.state ?? 'verifying', delivered: rows[0]?.delivered ?? false };
   }
 
   async markSettling(key: string): Promise<void> {
-    await this.db.query(`UPDATE payments SET state = 'settling', updated_at = now() WHERE payment_key = $1`, [key]);
+    await this.run(`UPDATE payments SET state = 'settling', updated_at = now() WHERE payment_key = $1 AND state = 'verifying'`, [key]);
   }
 
   async releasePayment(key: string): Promise<void> {
-    await this.db.query(`DELETE FROM payments WHERE payment_key = $1 AND state IN ('verifying', 'settling')`, [key]);
+    await this.run(`DELETE FROM payments WHERE payment_key = $1 AND state IN ('verifying', 'settling')`, [key]);
   }
 
   async markPending(key: string, detail: { txHash?: string; reason: string }): Promise<void> {
-    await this.db.query(
+    await this.run(
       `UPDATE payments SET state = 'pending', tx_hash = COALESCE($2, tx_hash), detail = $3, updated_at = now()
-       WHERE payment_key = $1 AND state <> 'settled'`,
+       WHERE payment_key = $1 AND state IN ('verifying', 'settling', 'pending')`,
       [key, detail.txHash ?? null, detail.reason],
     );
   }
 
-  async recordSettlement(e: LedgerEntry): Promise<void> {
+  async markFailed(key: string, reason: string): Promise<void> {
+    await this.run(
+      `UPDATE payments SET state = 'failed', detail = $2, updated_at = now() WHERE payment_key = $1 AND state <> 'settled'`,
+      [key, reason],
+    );
+  }
+
+  async recordSettlement(e: LedgerEntry, options: { delivered: boolean }): Promise<void> {
     // One statement, hence one atomic commit: the payment turns `settled` and gains its ledger row together.
-    const inserted = await this.db.query<{ id: string }>(
+    const inserted = await this.run<{ id: string }>(
       `WITH settled AS (
-         UPDATE payments SET state = 'settled', tx_hash = $8, detail = NULL, updated_at = now()
-         WHERE payment_key = $1 RETURNING payment_key
+         UPDATE payments SET state = 'settled', tx_hash = $8, detail = NULL, delivered = $12, updated_at = now()
+         WHERE payment_key = $1 AND state <> 'settled' RETURNING payment_key
        )
        INSERT INTO ledger (payment_key, payer, network, scheme, amount, asset, pay_to, tx_hash, product, surface, settled_at)
        SELECT payment_key, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM settled RETURNING id`,
-      [e.paymentKey, e.payer, e.network, e.scheme, e.amount, e.asset, e.payTo, e.txHash, e.product, e.surface, e.settledAt],
+      [e.paymentKey, e.payer, e.network, e.scheme, e.amount, e.asset, e.payTo, e.txHash, e.product, e.surface, e.settledAt, options.delivered],
     );
-    if (inserted.length !== 1) throw new Error(`no reservation for settled payment ${e.paymentKey}`);
+    if (inserted.length !== 1) throw new Error(`no open reservation for settled payment ${e.paymentKey}`);
   }
 
-  /**
-   * Single-process start-up: reservations left by a process that died are either released
-   * (it never asked for settlement) or parked as `pending` (it may have broadcast a transfer).
-   */
-  async recoverInterrupted(): Promise<void> {
-    await this.db.query(`DELETE FROM payments WHERE state = 'verifying'`);
-    await this.db.query(
-      `UPDATE payments SET state = 'pending', detail = 'interrupted during settlement', updated_at = now() WHERE state = 'settling'`,
+  async claimDelivery(key: string): Promise<boolean> {
+    const rows = await this.run(
+      `UPDATE payments SET delivered = true, updated_at = now() WHERE payment_key = $1 AND state = 'settled' AND NOT delivered RETURNING payment_key`,
+      [key],
     );
+    return rows.length === 1;
+  }
+
+  async unclaimDelivery(key: string): Promise<void> {
+    await this.run(`UPDATE payments SET delivered = false, updated_at = now() WHERE payment_key = $1 AND state = 'settled'`, [key]);
   }
 
   async paymentState(key: string): Promise<PaymentState | undefined> {
-    const rows = await this.db.query<{ state: PaymentState }>(`SELECT state FROM payments WHERE payment_key = $1`, [key]);
+    const rows = await this.run<{ state: PaymentState }>(`SELECT state FROM payments WHERE payment_key = $1`, [key]);
     return rows[0]?.state;
   }
 
+  async settlement(key: string): Promise<LedgerEntry | undefined> {
+    const rows = await this.run<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM ledger WHERE payment_key = $1`, [key]);
+    return rows[0] && toLedgerEntry(rows[0]);
+  }
+
   async ledger(options: { limit?: number } = {}): Promise<LedgerEntry[]> {
-    const rows = await this.db.query<LedgerRow>(
-      `SELECT payment_key, payer, network, scheme, amount::text AS amount, asset, pay_to, tx_hash, product, surface, settled_at
-       FROM ledger ORDER BY id DESC LIMIT $1`,
-      [options.limit ?? 1000],
+    const rows = await this.run<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM ledger ORDER BY id DESC LIMIT $1`, [options.limit ?? 1000]);
+    return rows.map(toLedgerEntry);
+  }
+
+  async unresolvedPayments(): Promise<UnresolvedPayment[]> {
+    const rows = await this.run<{
+      payment_key: string;
+      state: UnresolvedPayment['state'];
+      product: string;
+      surface: Surface;
+      network: string;
+      scheme: string;
+      asset: string;
+      pay_to: string;
+      amount: string;
+      payer: string | null;
+      valid_before: string | number | null;
+      owner: string;
+      tx_hash: string | null;
+      updated_at: Date | string;
+    }>(
+      `SELECT payment_key, state, product, surface, network, scheme, asset, pay_to, amount::text AS amount, payer,
+              valid_before, owner, tx_hash, updated_at
+       FROM payments WHERE state IN ('verifying', 'settling', 'pending') ORDER BY updated_at LIMIT 500`,
     );
     return rows.map((r) => ({
-      paymentKey: r.payment_key,
-      payer: r.payer,
-      network: r.network,
-      scheme: r.scheme,
-      amount: r.amount,
-      asset: r.asset,
-      payTo: r.pay_to,
-      txHash: r.tx_hash,
+      key: r.payment_key,
+      state: r.state,
       product: r.product,
       surface: r.surface,
-      settledAt: new Date(r.settled_at),
+      network: r.network,
+      scheme: r.scheme,
+      asset: r.asset,
+      payTo: r.pay_to,
+      amount: r.amount,
+      payer: r.payer ?? undefined,
+      validBefore: r.valid_before === null ? undefined : Number(r.valid_before),
+      owner: r.owner,
+      txHash: r.tx_hash ?? undefined,
+      updatedAt: new Date(r.updated_at),
     }));
+  }
+
+  async heartbeat(instanceId: string): Promise<void> {
+    await this.run(
+      `INSERT INTO instances (id, heartbeat_at) VALUES ($1, now()) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
+      [instanceId],
+    );
+  }
+
+  async liveInstances(since: Date): Promise<Set<string>> {
+    const rows = await this.run<{ id: string }>(`SELECT id FROM instances WHERE heartbeat_at >= $1`, [since]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async consumeQuota(wallet: string, product: string, day: string, limit: number): Promise<boolean> {
+    if (limit <= 0) return false;
+    // The upsert only increments below the limit, so concurrent callers on any instance never exceed it.
+    const rows = await this.run(
+      `INSERT INTO quotas (wallet, product, day, used) VALUES ($1, $2, $3, 1)
+       ON CONFLICT (wallet, product, day) DO UPDATE SET used = quotas.used + 1 WHERE quotas.used < $4
+       RETURNING used`,
+      [wallet.toLowerCase(), product, day, limit],
+    );
+    return rows.length === 1;
+  }
+
+  async addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void> {
+    if (deltas.length === 0 && payers.length === 0) return;
+    try {
+      await this.ensureSchema();
+      await this.db.transaction(async (tx) => {
+        for (const d of deltas) {
+          await tx.query(
+            `INSERT INTO telemetry_counters (metric, dimension, value) VALUES ($1, $2, $3)
+             ON CONFLICT (metric, dimension) DO UPDATE SET value = telemetry_counters.value + EXCLUDED.value`,
+            [d.metric, d.dimension, d.value],
+          );
+        }
+        for (const payer of payers) {
+          await tx.query(`INSERT INTO telemetry_payers (payer) VALUES ($1) ON CONFLICT (payer) DO NOTHING`, [payer.toLowerCase()]);
+        }
+      });
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async telemetry(): Promise<TelemetrySnapshot> {
+    const counters: TelemetrySnapshot['counters'] = {};
+    for (const row of await this.run<{ metric: string; dimension: string; value: string }>(
+      `SELECT metric, dimension, value::text AS value FROM telemetry_counters`,
+    )) {
+      (counters[row.metric] ??= {})[row.dimension] = Number(row.value);
+    }
+    const [payers] = await this.run<{ n: string }>(`SELECT count(*)::text AS n FROM telemetry_payers`);
+    const [since] = await this.run<{ value: string }>(`SELECT value FROM telemetry_meta WHERE key = 'observing_since'`);
+    return { counters, uniquePayers: Number(payers?.n ?? 0), observingSince: since ? new Date(since.value) : undefined };
   }
 
   close(): Promise<void> {
     return this.db.close();
   }
+}
+
+function toLedgerEntry(r: LedgerRow): LedgerEntry {
+  return {
+    paymentKey: r.payment_key,
+    payer: r.payer,
+    network: r.network,
+    scheme: r.scheme,
+    amount: r.amount,
+    asset: r.asset,
+    payTo: r.pay_to,
+    txHash: r.tx_hash,
+    product: r.product,
+    surface: r.surface,
+    settledAt: new Date(r.settled_at),
+  };
+}
+
+function unavailable(error: unknown): Error {
+  if (error instanceof StoreUnavailableError) return error;
+  // Our own invariant violations are not outages: keep them visible as they are.
+  if (error instanceof Error && error.message.startsWith('no open reservation')) return error;
+  return new StoreUnavailableError(`store unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }
 
 /** Applies pending migrations in one transaction under an advisory lock (safe with concurrent starts). */

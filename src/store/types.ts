@@ -3,10 +3,11 @@ import type { Surface } from '../catalogue/types.ts';
 /**
  * Life of a payment authorization in the replay guard:
  * `verifying` (reserved, not yet sent for settlement) → `settling` (settlement requested)
- * → `settled` (ledger row written) or `pending` (outcome unknown: reconciled later, never served twice).
- * A reservation whose call failed before settlement is deleted, so the same authorization may be used again.
+ * → `settled` (ledger row written), `pending` (outcome unknown: reconciled against the chain) or
+ * `failed` (can never settle). A reservation whose call failed before settlement is deleted, so the
+ * same authorization may be used again.
  */
-export type PaymentState = 'verifying' | 'settling' | 'settled' | 'pending';
+export type PaymentState = 'verifying' | 'settling' | 'settled' | 'pending' | 'failed';
 
 export interface PaymentReservation {
   /** Identity of the authorization, unique per signed payment (see payments/payment-key.ts). */
@@ -14,9 +15,20 @@ export interface PaymentReservation {
   product: string;
   surface: Surface;
   network: string;
+  scheme: string;
+  asset: string;
+  payTo: string;
+  /** Atomic units authorized. */
+  amount: string;
+  /** Who signed, when the payload says (EIP-3009 `from`). */
+  payer?: string;
+  /** Unix seconds after which the authorization can never execute, when the payload says. */
+  validBefore?: number;
+  /** The instance holding the reservation; the reconciler treats rows of dead instances as orphans. */
+  owner: string;
 }
 
-export type ReserveResult = { reserved: true } | { reserved: false; state: PaymentState };
+export type ReserveResult = { reserved: true } | { reserved: false; state: PaymentState; delivered: boolean };
 
 export interface LedgerEntry {
   paymentKey: string;
@@ -33,23 +45,71 @@ export interface LedgerEntry {
   settledAt: Date;
 }
 
+/** A reservation that has not reached `settled` or `failed`, as the reconciler sees it. */
+export interface UnresolvedPayment extends Omit<PaymentReservation, 'owner'> {
+  owner: string;
+  state: 'verifying' | 'settling' | 'pending';
+  txHash?: string;
+  updatedAt: Date;
+}
+
+/** A counter increment; counters add up across instances. */
+export interface CounterDelta {
+  metric: string;
+  dimension: string;
+  value: number;
+}
+
+export interface TelemetrySnapshot {
+  /** `metric` → `dimension` → value. */
+  counters: Record<string, Record<string, number>>;
+  uniquePayers: number;
+  observingSince?: Date;
+}
+
 /**
- * Everything percall keeps. One interface; the embedded store (PGlite, a file under the data
- * directory) is the default, and a PostgreSQL store shares the same SQL and migrations.
+ * Everything percall keeps, shared by all instances. One interface; the embedded store (PGlite, a
+ * file under the data directory) is the default, PostgreSQL serves several instances, and both run
+ * the same SQL and migrations.
  */
 export interface Store {
+  /** Applies migrations; safe to call again after a failure (e.g. the database was down). */
+  ensureSchema(): Promise<void>;
+  /** True when one process owns the database (embedded): all other owners are dead by definition. */
+  readonly exclusive: boolean;
+
   /** Atomically reserves a payment key; exactly one concurrent caller wins. */
   reservePayment(reservation: PaymentReservation): Promise<ReserveResult>;
   /** Moves a reservation to `settling` just before settlement is requested. */
   markSettling(key: string): Promise<void>;
-  /** Deletes a reservation that never reached a settled state (nothing was charged). */
+  /** Deletes a reservation that never reached a final state (nothing was charged). */
   releasePayment(key: string): Promise<void>;
   /** Keeps the key blocked: settlement outcome unknown, to be reconciled. */
   markPending(key: string, detail: { txHash?: string; reason: string }): Promise<void>;
-  /** Marks the payment settled and writes its ledger row, in one transaction. */
-  recordSettlement(entry: LedgerEntry): Promise<void>;
+  /** The authorization can never execute (expired unused): final, nothing was charged. */
+  markFailed(key: string, reason: string): Promise<void>;
+  /** Marks the payment settled and writes its ledger row, in one statement. */
+  recordSettlement(entry: LedgerEntry, options: { delivered: boolean }): Promise<void>;
+  /** Claims the one response a settled-but-undelivered payment is owed; true for exactly one caller. */
+  claimDelivery(key: string): Promise<boolean>;
+  /** Gives a claim back when the response could not be produced after all. */
+  unclaimDelivery(key: string): Promise<void>;
   paymentState(key: string): Promise<PaymentState | undefined>;
+  settlement(key: string): Promise<LedgerEntry | undefined>;
   /** Newest first. */
   ledger(options?: { limit?: number }): Promise<LedgerEntry[]>;
+  unresolvedPayments(): Promise<UnresolvedPayment[]>;
+
+  /** Records that an instance is alive; the reconciler leaves live instances' reservations alone. */
+  heartbeat(instanceId: string): Promise<void>;
+  liveInstances(since: Date): Promise<Set<string>>;
+
+  /** Takes one unit of a per-wallet daily quota; false when `limit` is already used up. */
+  consumeQuota(wallet: string, product: string, day: string, limit: number): Promise<boolean>;
+
+  /** Adds buffered counter deltas and payers seen, in one transaction. */
+  addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void>;
+  telemetry(): Promise<TelemetrySnapshot>;
+
   close(): Promise<void>;
 }

@@ -1,0 +1,72 @@
+import { createPublicClient, getAddress, http, parseAbi, parseEventLogs, type Hex, type PublicClient } from 'viem';
+
+const EIP3009_ABI = parseAbi([
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+]);
+
+export interface AuthorizationTransfer {
+  txHash: Hex;
+  to: Hex;
+  value: bigint;
+}
+
+/**
+ * What the reconciler asks of a chain about an EIP-3009 authorization: was it used, and by which
+ * transfer. Read-only; it never sends a transaction.
+ */
+export interface SettlementChain {
+  authorizationUsed(asset: Hex, from: Hex, nonce: Hex): Promise<boolean>;
+  /** The transfer that used the authorization; `txHint` (a broadcast hash we know) is checked first. */
+  findTransfer(asset: Hex, from: Hex, nonce: Hex, txHint?: Hex): Promise<AuthorizationTransfer | undefined>;
+}
+
+/** Reads an EVM chain over JSON-RPC; logs are searched backwards in windows, as providers cap ranges. */
+export function evmSettlementChain(rpcUrl: string, options: { lookbackBlocks?: number; windowBlocks?: number } = {}): SettlementChain {
+  const client: PublicClient = createPublicClient({ transport: http(rpcUrl) });
+  const lookback = BigInt(options.lookbackBlocks ?? 100_000);
+  const window = BigInt(options.windowBlocks ?? 10_000);
+
+  async function transferIn(txHash: Hex, asset: Hex, from: Hex, nonce: Hex): Promise<AuthorizationTransfer | undefined> {
+    const receipt = await client.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+    if (!receipt || receipt.status !== 'success') return undefined;
+    const logs = parseEventLogs({ abi: EIP3009_ABI, logs: receipt.logs.filter((l) => l.address.toLowerCase() === asset.toLowerCase()) });
+    const used = logs.some(
+      (l) => l.eventName === 'AuthorizationUsed' && l.args.authorizer.toLowerCase() === from.toLowerCase() && l.args.nonce.toLowerCase() === nonce.toLowerCase(),
+    );
+    const transfer = logs.find((l) => l.eventName === 'Transfer' && l.args.from.toLowerCase() === from.toLowerCase());
+    if (!used || !transfer || transfer.eventName !== 'Transfer') return undefined;
+    return { txHash, to: transfer.args.to, value: transfer.args.value };
+  }
+
+  return {
+    authorizationUsed: (asset, from, nonce) =>
+      client.readContract({ address: getAddress(asset), abi: EIP3009_ABI, functionName: 'authorizationState', args: [getAddress(from), nonce] }),
+
+    async findTransfer(asset, from, nonce, txHint) {
+      if (txHint) {
+        const hinted = await transferIn(txHint, asset, from, nonce);
+        if (hinted) return hinted;
+      }
+      const latest = await client.getBlockNumber();
+      const oldest = latest > lookback ? latest - lookback : 0n;
+      for (let to = latest; to >= oldest; to -= window) {
+        const fromBlock = to - window + 1n > oldest ? to - window + 1n : oldest;
+        const logs = await client.getLogs({
+          address: getAddress(asset),
+          event: EIP3009_ABI[1],
+          args: { authorizer: getAddress(from), nonce },
+          fromBlock,
+          toBlock: to,
+        });
+        for (const log of logs) {
+          const found = log.transactionHash && (await transferIn(log.transactionHash, asset, from, nonce));
+          if (found) return found;
+        }
+        if (fromBlock === oldest) break;
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { describeError, type Logger } from '../log.ts';
+import type { CounterDelta, Store } from '../store/types.ts';
+
+/** Metric names as stored; the observatory report (see the telemetry issue) reads them back. */
+export const METRICS = {
+  challenges: 'challenges',
+  paidCalls: 'paid_calls',
+  revenueAtomic: 'revenue_atomic',
+  failures: 'payment_failures',
+  failureReasons: 'payment_failure_reasons',
+  failureDetails: 'payment_failure_details',
+  failureNetworks: 'payment_failure_networks',
+} as const;
+
+/** Dimension holding the all-endpoints total of a per-endpoint metric. */
+export const TOTAL = '*';
+
+/**
+ * Event counting without a database write per request: increments accumulate in memory and are
+ * flushed as one transaction every `intervalMs` and on shutdown. Counters are additive, so the
+ * totals of several instances sum up in the shared store.
+ */
+export class Telemetry {
+  private pending = new Map<string, CounterDelta>();
+  private payers = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+  ) {}
+
+  start(intervalMs: number): void {
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  challenge(endpoint: string): void {
+    this.add(METRICS.challenges, endpoint);
+  }
+
+  paid(endpoint: string, amountAtomic: string, payer: string): void {
+    this.add(METRICS.paidCalls, endpoint);
+    this.add(METRICS.revenueAtomic, endpoint, Number(amountAtomic));
+    this.payers.add(payer);
+  }
+
+  failure(endpoint: string, category: string, reason: string, network: string | undefined): void {
+    this.add(METRICS.failures, endpoint);
+    this.add(METRICS.failureReasons, category, 1, false);
+    this.add(METRICS.failureDetails, reason, 1, false);
+    this.add(METRICS.failureNetworks, network ?? 'unknown', 1, false);
+  }
+
+  /** Writes what has accumulated; on failure the deltas are kept for the next flush, never lost. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.pending.size === 0 && this.payers.size === 0) return;
+      const deltas = [...this.pending.values()];
+      const payers = [...this.payers];
+      this.pending = new Map();
+      this.payers = new Set();
+      try {
+        await this.store.addTelemetry(deltas, payers);
+      } catch (error) {
+        for (const d of deltas) this.add(d.metric, d.dimension, d.value, false);
+        for (const p of payers) this.payers.add(p);
+        this.log.warn({ err: describeError(error) }, 'telemetry flush failed; will retry');
+      }
+    });
+    return this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  private add(metric: string, dimension: string, value = 1, withTotal = true): void {
+    this.bump(metric, dimension, value);
+    if (withTotal) this.bump(metric, TOTAL, value);
+  }
+
+  private bump(metric: string, dimension: string, value: number): void {
+    const key = `${metric}\u0000${dimension}`;
+    const entry = this.pending.get(key);
+    if (entry) entry.value += value;
+    else this.pending.set(key, { metric, dimension, value });
+  }
+}
