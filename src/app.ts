@@ -41,6 +41,8 @@ export interface Percall {
   store: Store;
   telemetry: Telemetry;
   reconciler: Reconciler;
+  /** This process's name in the shared store (owner of its reservations). */
+  instanceId: string;
   /** Stops background work and flushes telemetry. The store is closed by whoever opened it. */
   stop(): Promise<void>;
 }
@@ -61,7 +63,8 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     // Longer than any call can take: facilitator timeouts plus the product's own limit.
     inFlightTimeoutMs: Math.max(10 * 60_000, config.ownerTimeoutMs),
   });
-  await reconciler.start(config.reconcileIntervalMs);
+  // The same tick is the heartbeat: it must come well within the owner timeout.
+  await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
   const gate = new PaymentGate({ rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
 
   const app = new Hono();
@@ -78,7 +81,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     startedAt: new Date(),
   };
   registerFreeRoutes(app, discovery);
-  registerPaidRoutes(app, { catalogue, rail, gate, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
+  registerPaidRoutes(app, { catalogue, rail, gate, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
 
   app.notFound((c) => {
     // A known path asked with a method it does not serve is a 405, not a 404.
@@ -98,5 +101,5 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     reconciler.stop();
     await telemetry.stop();
   };
-  return { app, catalogue, rail, gate, store, telemetry, reconciler, stop };
+  return { app, catalogue, rail, gate, store, telemetry, reconciler, instanceId: config.instanceId, stop };
 }

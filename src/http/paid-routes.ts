@@ -5,6 +5,7 @@ import type { Catalogue } from '../catalogue/index.ts';
 import { ProductInputError, type AvailableProduct, type Product } from '../catalogue/types.ts';
 import { endpointKey, type PaymentGate } from '../payments/gate.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
+import type { Store } from '../store/types.ts';
 import type { EncodedQuote, X402Rail } from '../payments/x402-rail.ts';
 import { describeError, type Logger } from '../log.ts';
 import { parseJsonBody, queryInput, readBodyLimited, validate, type InputResult } from './input.ts';
@@ -14,6 +15,7 @@ export interface PaidRouteDeps {
   catalogue: Catalogue;
   rail: X402Rail;
   gate: PaymentGate;
+  store: Store;
   telemetry: Telemetry;
   log: Logger;
   maxBodyBytes: number;
@@ -40,6 +42,10 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   if (product.status !== 'available') return problemResponse(c, problems.notImplemented(product.id, product.reason));
   if (!deps.rail.ready) {
     return problemResponse(c, problems.facilitatorUnavailable('the payment facilitator cannot be reached, so no price can be quoted'), { 'retry-after': '5' });
+  }
+  if (!deps.store.healthy) {
+    // A payment could not be guarded or recorded now: say so before anyone signs one.
+    return problemResponse(c, problems.storeUnavailable(), { 'retry-after': '5' });
   }
 
   const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
@@ -89,7 +95,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     case 'product_failed':
       return productFailure(c, product, result.error, deps.log);
     case 'unavailable':
-      return problemResponse(c, problems.facilitatorUnavailable(result.detail), { 'retry-after': '5' });
+      return problemResponse(c, problems.serviceUnavailable(result.detail), { 'retry-after': '5' });
     case 'pending':
       return problemResponse(c, problems.settlementPending(), { 'retry-after': '30' });
   }

@@ -65,6 +65,18 @@ export const problems = {
     title: 'Payment facilitator unavailable',
     detail: `${detail}. Nothing was charged; retry later.`,
   }),
+  storeUnavailable: (): Problem => ({
+    status: 503,
+    code: 'payment-database-unavailable',
+    title: 'Payment database unavailable',
+    detail: 'payments cannot be recorded right now. Nothing was charged; retry later.',
+  }),
+  serviceUnavailable: (detail: string): Problem => ({
+    status: 503,
+    code: 'payment-service-unavailable',
+    title: 'Payment service unavailable',
+    detail: `${detail}. Nothing was charged; retry later.`,
+  }),
   settlementPending: (): Problem => ({
     status: 503,
     code: 'settlement-pending',

@@ -47,18 +47,20 @@ export class Reconciler {
   }
 
   private tick(): Promise<unknown> {
-    this.running = this.running.then(async () => {
-      try {
-        await this.store.heartbeat(this.options.instanceId);
-        await this.runOnce();
-      } catch (error) {
-        this.log.warn({ err: describeError(error) }, 'reconciliation pass failed; will retry');
-      }
-    });
-    return this.running;
+    return this.runOnce().catch((error: unknown) => this.log.warn({ err: describeError(error) }, 'reconciliation pass failed; will retry'));
   }
 
-  async runOnce(): Promise<Record<Resolution, number>> {
+  /** One heartbeat and one pass; passes never overlap (a payment is judged by one pass at a time). */
+  runOnce(): Promise<Record<Resolution, number>> {
+    const pass = this.running.then(async () => {
+      await this.store.heartbeat(this.options.instanceId);
+      return this.pass();
+    });
+    this.running = pass.catch(() => undefined);
+    return pass;
+  }
+
+  private async pass(): Promise<Record<Resolution, number>> {
     const counts: Record<Resolution, number> = { settled: 0, failed: 0, released: 0, unresolved: 0, in_flight: 0 };
     const rows = await this.store.unresolvedPayments();
     if (rows.length === 0) return counts;
@@ -71,10 +73,14 @@ export class Reconciler {
   }
 
   /** Resolves one payment now (a payer retrying with a pending payment does not wait for the next pass). */
-  async resolveKey(key: string): Promise<Resolution> {
-    const row = (await this.store.unresolvedPayments()).find((r) => r.key === key);
-    // Only `pending` rows: a reservation in flight elsewhere is that instance's to finish.
-    return row?.state === 'pending' ? this.resolve(row, new Set()) : 'in_flight';
+  resolveKey(key: string): Promise<Resolution> {
+    const resolution = this.running.then(async () => {
+      const row = (await this.store.unresolvedPayments()).find((r) => r.key === key);
+      // Only `pending` rows: a reservation in flight elsewhere is that instance's to finish.
+      return row?.state === 'pending' ? this.resolve(row, new Set()) : 'in_flight';
+    });
+    this.running = resolution.catch(() => undefined);
+    return resolution;
   }
 
   private async resolve(row: UnresolvedPayment, live: Set<string>): Promise<Resolution> {

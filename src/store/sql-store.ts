@@ -43,6 +43,7 @@ const LEDGER_COLUMNS = `payment_key, payer, network, scheme, amount::text AS amo
 /** The store over any SqlDriver: the same SQL for the embedded engine and PostgreSQL. */
 export class SqlStore implements Store {
   private schema: Promise<void> | undefined;
+  healthy = true;
 
   constructor(
     private readonly db: SqlDriver,
@@ -52,6 +53,7 @@ export class SqlStore implements Store {
   ensureSchema(): Promise<void> {
     this.schema ??= migrate(this.db).catch((error: unknown) => {
       this.schema = undefined; // try again on the next call
+      this.healthy = false;
       throw error;
     });
     return this.schema;
@@ -61,10 +63,18 @@ export class SqlStore implements Store {
   private async run<T>(sql: string, params?: unknown[]): Promise<T[]> {
     try {
       await this.ensureSchema();
-      return await this.db.query<T>(sql, params);
+      const rows = await this.db.query<T>(sql, params);
+      this.healthy = true;
+      return rows;
     } catch (error) {
-      throw unavailable(error);
+      throw this.unavailable(error);
     }
+  }
+
+  private unavailable(error: unknown): Error {
+    const mapped = unavailable(error);
+    if (mapped instanceof StoreUnavailableError) this.healthy = false;
+    return mapped;
   }
 
   async reservePayment(r: PaymentReservation): Promise<ReserveResult> {
@@ -227,7 +237,7 @@ export class SqlStore implements Store {
         }
       });
     } catch (error) {
-      throw unavailable(error);
+      throw this.unavailable(error);
     }
   }
 

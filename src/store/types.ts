@@ -77,6 +77,8 @@ export interface Store {
   ensureSchema(): Promise<void>;
   /** True when one process owns the database (embedded): all other owners are dead by definition. */
   readonly exclusive: boolean;
+  /** False after a statement failed for lack of a database, until one succeeds again. */
+  readonly healthy: boolean;
 
   /** Atomically reserves a payment key; exactly one concurrent caller wins. */
   reservePayment(reservation: PaymentReservation): Promise<ReserveResult>;

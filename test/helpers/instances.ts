@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { tempDataDir } from './service.ts';
+
+export interface Instance {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** Starts `percall start` as a separate process (exactly what an operator runs) and waits until it quotes. */
+export async function startInstance(env: Record<string, string>, port?: number): Promise<Instance> {
+  const listenPort = port ?? (await freePort());
+  const child = spawn(process.execPath, [join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../bin/percall.js'), 'start'], {
+    env: { ...process.env, PERCALL_DATA_DIR: await tempDataDir(), LOG_LEVEL: 'warn', ...env, PORT: String(listenPort) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const url = `http://127.0.0.1:${listenPort}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`instance exited with ${child.exitCode}: ${stderr.slice(-2000)}`);
+    try {
+      if ((await fetch(`${url}/api/v1/paid/time`)).status === 402) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 300) throw new Error(`instance on ${url} did not start: ${stderr.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const exited = () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+  return {
+    url,
+    child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited();
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited();
+    },
+  };
+}

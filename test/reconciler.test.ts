@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentPayload } from '@x402/core/types';
+import type { DevChain } from '../src/devchain/stack.ts';
+import { createLocalFacilitator } from '../src/payments/facilitator.ts';
+import { paymentKey } from '../src/payments/payment-key.ts';
+import type { RunningService } from '../src/runtime.ts';
+import type { PaymentReservation } from '../src/store/types.ts';
+import { paymentHeader, quote, settlementOf, signPayment } from './helpers/payments.ts';
+import { balances, startTestChain, startTestService } from './helpers/service.ts';
+
+/**
+ * Crashes are simulated exactly: a reservation left by an instance that is gone, in the state it
+ * died in, with or without its transfer on chain. The reconciler must end each correctly.
+ */
+let chain: DevChain;
+let service: RunningService;
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  // Background passes out of the way: each test runs its pass itself.
+  service = await startTestService({ chain, env: { RECONCILE_INTERVAL_MS: '3600000', OWNER_TIMEOUT_MS: '3600000' } });
+});
+afterAll(async () => {
+  await service?.stop();
+  await chain?.stop();
+});
+
+async function paymentFor(path: string): Promise<PaymentPayload> {
+  return signPayment(chain.buyer.privateKey, await quote(`${service.url}${path}`));
+}
+
+function orphanReservation(payload: PaymentPayload, overrides: Partial<PaymentReservation> = {}): PaymentReservation {
+  const authorization = (payload.payload as { authorization: { from: string; validBefore: string } }).authorization;
+  return {
+    key: paymentKey(payload),
+    product: 'time',
+    surface: 'http',
+    network: payload.accepted.network,
+    scheme: 'exact',
+    asset: payload.accepted.asset,
+    payTo: payload.accepted.payTo,
+    amount: payload.accepted.amount,
+    payer: authorization.from,
+    validBefore: Number(authorization.validBefore),
+    owner: 'an-instance-that-died',
+    ...overrides,
+  };
+}
+
+describe('reconciliation after a crash', () => {
+  it('transfer on chain, no ledger row: the row is written from the chain, and the payer collects the owed response once', async () => {
+    const { store, reconciler } = service.percall;
+    const payload = await paymentFor('/api/v1/paid/time');
+    const reservation = orphanReservation(payload);
+    await store.reservePayment(reservation);
+    await store.markSettling(reservation.key);
+    // The dead instance got as far as broadcasting its settlement.
+    const facilitator = createLocalFacilitator({ rpcUrl: chain.rpcUrl, chainId: chain.chainId, network: chain.network, privateKey: chain.facilitatorKey });
+    const settled = await facilitator.settle(payload, payload.accepted);
+    expect(settled.success).toBe(true);
+    const afterCharge = await balances(chain);
+
+    expect(await reconciler.runOnce()).toMatchObject({ settled: 1 });
+    expect(await store.settlement(reservation.key)).toMatchObject({ txHash: settled.transaction, amount: '10000', payTo: chain.payTo, product: 'time' });
+
+    // Presenting the same payment again: the owed response, no new charge.
+    const url = `${service.url}/api/v1/paid/time`;
+    const collected = await fetch(url, { headers: paymentHeader(payload) });
+    expect(collected.status).toBe(200);
+    expect(settlementOf(collected)).toMatchObject({ success: true, transaction: settled.transaction });
+    expect((await collected.json()) as object).toHaveProperty('unix');
+    // Exactly once.
+    const again = await fetch(url, { headers: paymentHeader(payload) });
+    expect(again.status).toBe(402);
+    expect(((await again.json()) as { error: string }).error).toBe('payment_already_used');
+    expect(await balances(chain)).toEqual(afterCharge);
+  });
+
+  it('settlement requested but never broadcast: pending until the authorization expires, then failed', async () => {
+    const { store, reconciler } = service.percall;
+    const payload = await paymentFor('/api/v1/paid/time');
+    const live = orphanReservation(payload);
+    await store.reservePayment(live);
+    await store.markSettling(live.key);
+    await reconciler.runOnce();
+    expect(await store.paymentState(live.key)).toBe('pending');
+
+    const expired = orphanReservation(await paymentFor('/api/v1/paid/time'), { validBefore: Math.floor(Date.now() / 1000) - 3600 });
+    await store.reservePayment(expired);
+    await store.markSettling(expired.key);
+    await reconciler.runOnce();
+    expect(await store.paymentState(expired.key)).toBe('failed');
+  });
+
+  it('a reservation that never asked for settlement is released, so the payer can use it', async () => {
+    const { store, reconciler } = service.percall;
+    const payload = await paymentFor('/api/v1/paid/time');
+    const reservation = orphanReservation(payload);
+    await store.reservePayment(reservation);
+    await reconciler.runOnce();
+    expect(await store.paymentState(reservation.key)).toBeUndefined();
+    expect((await fetch(`${service.url}/api/v1/paid/time`, { headers: paymentHeader(payload) })).status).toBe(200);
+  });
+
+  it("this instance's own calls in flight are left alone", async () => {
+    const { store, reconciler } = service.percall;
+    const payload = await paymentFor('/api/v1/paid/time');
+    const reservation = orphanReservation(payload, { owner: service.percall.instanceId });
+    await store.reservePayment(reservation);
+    await store.markSettling(reservation.key);
+    expect(await reconciler.runOnce()).toMatchObject({ in_flight: 1 });
+    expect(await store.paymentState(reservation.key)).toBe('settling');
+    await store.releasePayment(reservation.key);
+  });
+});
