@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startDevChain, type DevChain } from '../src/devchain/stack.ts';
 import { createLogger } from '../src/log.ts';
+import { DEV_ROLES } from '../src/devchain/contracts.ts';
 import { paymentHeader, quote, signPayment } from '../test/helpers/payments.ts';
+import { freshDatabase } from '../test/helpers/postgres.ts';
 
 const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CHALLENGE_CONNECTIONS = 50;
@@ -82,12 +84,16 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function measurePaid(url: string, chain: DevChain): Promise<Pick<Figures, 'paidPerSecond' | 'paidP50' | 'paidP99'>> {
-  const required = await quote(url);
+type PaidFigures = Pick<Figures, 'paidPerSecond' | 'paidP50' | 'paidP99'>;
+
+/** Paid calls spread round-robin over `urls` (one URL per instance serving the same route). */
+async function measurePaid(urls: string | string[], chain: DevChain): Promise<PaidFigures> {
+  const targets = Array.isArray(urls) ? urls : [urls];
+  const required = await quote(targets[0]!);
   // Signing is the client's cost, identical for both servers: done before the clock starts.
   const headers = await Promise.all(Array.from({ length: PAID_CALLS + 20 }, () => signPayment(chain.buyer.privateKey, required).then(paymentHeader)));
   const warmup = headers.splice(0, 20);
-  await Promise.all(warmup.map((h) => fetch(url, { headers: h }).then((r) => r.arrayBuffer())));
+  await Promise.all(warmup.map((h, i) => fetch(targets[i % targets.length]!, { headers: h }).then((r) => r.arrayBuffer())));
 
   const latencies: number[] = [];
   let next = 0;
@@ -95,7 +101,9 @@ async function measurePaid(url: string, chain: DevChain): Promise<Pick<Figures, 
   await Promise.all(
     Array.from({ length: PAID_CONCURRENCY }, async () => {
       while (next < headers.length) {
-        const h = headers[next++]!;
+        const i = next++;
+        const h = headers[i]!;
+        const url = targets[i % targets.length]!;
         const t0 = performance.now();
         const response = await fetch(url, { headers: h });
         await response.arrayBuffer();
@@ -167,6 +175,44 @@ function row(name: string, f: Figures): string {
   return `${name.padEnd(22)} ${f.challengesPerSecond.toFixed(0).padStart(8)} req/s  p50 ${f.challengeP50.toFixed(1).padStart(5)} ms  p99 ${f.challengeP99.toFixed(1).padStart(6)} ms | ${f.paidPerSecond.toFixed(1).padStart(7)} calls/s  p50 ${f.paidP50.toFixed(1).padStart(6)} ms  p99 ${f.paidP99.toFixed(1).padStart(6)} ms`;
 }
 
+/** Paid calls with the store on PostgreSQL: one instance, then two sharing the database. */
+async function benchPostgres(chain: DevChain): Promise<{ one: PaidFigures; two: PaidFigures } | undefined> {
+  const gasWallets = [DEV_ROLES.facilitator.privateKey, DEV_ROLES.spare.privateKey];
+  const run = async (instances: number): Promise<PaidFigures> => {
+    const db = await freshDatabase();
+    if (!db) throw new Error('no PostgreSQL');
+    const children: ChildProcess[] = [];
+    try {
+      const urls: string[] = [];
+      for (let i = 0; i < instances; i++) {
+        const port = await freePort();
+        const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
+        const child = startChild(['bin/percall.js', 'start'], {
+          PORT: String(port),
+          PERCALL_DATA_DIR: dataDir,
+          DEV_RPC_URL: chain.rpcUrl,
+          DATABASE_URL: db.url,
+          FACILITATOR_PRIVATE_KEY: gasWallets[i]!,
+          LOG_LEVEL: 'warn',
+        });
+        children.push(child);
+        urls.push(`http://127.0.0.1:${port}${PATH}`);
+        await waitFor402(urls[i]!, child);
+      }
+      return await measurePaid(urls, chain);
+    } finally {
+      for (const child of children) await stopChild(child);
+      await db.drop();
+    }
+  };
+  if (!(await freshDatabase().then(async (db) => (db ? (await db.drop(), true) : false)))) return undefined;
+  return { one: await run(1), two: await run(2) };
+}
+
+function paidRow(name: string, f: PaidFigures): string {
+  return `${name.padEnd(34)} ${f.paidPerSecond.toFixed(1).padStart(7)} calls/s  p50 ${f.paidP50.toFixed(1).padStart(6)} ms  p99 ${f.paidP99.toFixed(1).padStart(6)} ms`;
+}
+
 const chain = await startDevChain({ log: createLogger('warn') });
 try {
   console.log(`bench: ${process.env.BENCH_ROUNDS ?? 2} alternating rounds (best of each kept); ${CHALLENGE_SECONDS}s of 402s at ${CHALLENGE_CONNECTIONS} connections; ${PAID_CALLS} paid calls at concurrency ${PAID_CONCURRENCY}; node ${process.version}`);
@@ -187,6 +233,16 @@ try {
   console.log(
     `ratio percall/reference: challenges ${(percall.challengesPerSecond / reference.challengesPerSecond).toFixed(2)}x, paid calls ${(percall.paidPerSecond / reference.paidPerSecond).toFixed(2)}x`,
   );
+  const postgres = process.env.BENCH_SKIP_POSTGRES ? undefined : await benchPostgres(chain);
+  console.log('');
+  console.log('(c) store: paid calls per second by deployment');
+  console.log(paidRow('percall, 1 instance, embedded', percall));
+  if (postgres) {
+    console.log(paidRow('percall, 1 instance, PostgreSQL', postgres.one));
+    console.log(paidRow('percall, 2 instances, PostgreSQL', postgres.two));
+  } else {
+    console.log('PostgreSQL not reachable (TEST_DATABASE_URL): skipped');
+  }
 } finally {
   await chain.stop();
 }
