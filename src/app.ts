@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import type { DiscoveryContext } from './discovery/context.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
 import { registerPaidRoutes } from './http/paid-routes.ts';
+import { registerMcp } from './mcp/server.ts';
 import { problemResponse, problems } from './http/problem.ts';
 import { describeError, type Logger } from './log.ts';
 import { PaymentGate } from './payments/gate.ts';
@@ -81,6 +82,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     startedAt: new Date(),
   };
   registerFreeRoutes(app, discovery);
+  registerMcp(app, { catalogue, rail, gate, store, telemetry, log, serviceName: config.serviceName });
   registerPaidRoutes(app, { catalogue, rail, gate, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
 
   app.notFound((c) => {
