@@ -12,6 +12,7 @@ import { registerMcp } from './mcp/server.ts';
 import { problemResponse, problems } from './http/problem.ts';
 import { describeError, type Logger } from './log.ts';
 import { PaymentGate } from './payments/gate.ts';
+import { FreeTierDoor } from './payments/free-tier.ts';
 import { Reconciler } from './payments/reconciler.ts';
 import type { SettlementChain } from './payments/settlement-chain.ts';
 import { X402Rail, type EvmOffer } from './payments/x402-rail.ts';
@@ -66,7 +67,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   });
   // The same tick is the heartbeat: it must come well within the owner timeout.
   await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
-  const gate = new PaymentGate({ rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
+  const gate = new PaymentGate({ catalogue, rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
 
   const app = new Hono();
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
@@ -82,8 +83,9 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     startedAt: new Date(),
   };
   registerFreeRoutes(app, discovery);
-  registerMcp(app, { catalogue, rail, gate, store, telemetry, log, serviceName: config.serviceName });
-  registerPaidRoutes(app, { catalogue, rail, gate, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
+  const freeTier = new FreeTierDoor(store, catalogue, options.offers.map((o) => o.network));
+  registerMcp(app, { catalogue, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
+  registerPaidRoutes(app, { catalogue, rail, gate, freeTier, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
 
   app.notFound((c) => {
     // A known path asked with a method it does not serve is a 405, not a 404.

@@ -89,7 +89,7 @@ const KNOWN_PAIRS: Record<string, string> = {
 const MPP_TOOLS = ['endpoint_task_evaluation', 'mpp_route', 'solana_ops_context', 'mpp_admission_gate'];
 
 const products = ALL_PRODUCTS as readonly Product[];
-const ctx = (now: Date): ProductContext => ({ now, signal: new AbortController().signal });
+const ctx = (now: Date): ProductContext => ({ now, signal: new AbortController().signal, tier: 'paid', catalogue: [] });
 const byId = (id: string) => {
   const p = products.find((x) => x.id === id);
   if (!p) throw new Error(`no product ${id}`);
@@ -262,8 +262,8 @@ describe('catalogue', () => {
     );
   });
 
-  it('sells only time and echo for now', () => {
-    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['echo', 'time']);
+  it('sells exactly the implemented products', () => {
+    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-route', 'echo', 'mpp-route', 'route-task', 'time']);
   });
 });
 

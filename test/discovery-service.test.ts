@@ -32,8 +32,8 @@ async function getJson<T>(path: string): Promise<T> {
 }
 
 describe('discovery documents of the running service', () => {
-  it('time and echo are on sale; everything else is declared but unavailable', () => {
-    expect(availableHttp.map((p) => p.id).sort()).toEqual(['echo', 'time']);
+  it('the implemented products are on sale; everything else is declared but unavailable', () => {
+    expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-route', 'echo', 'mpp-route', 'route-task', 'time']);
     expect(unavailableHttp.length).toBeGreaterThan(50);
   });
 

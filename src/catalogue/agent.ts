@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { FIXED, X402_AND_MPP, X402_BOTH, unavailable, type Product } from './types.ts';
+import { routeTask } from '../products/routing.ts';
+import { FIXED, X402_AND_MPP, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ = { readOnlyHint: true } as const;
 
@@ -11,10 +12,30 @@ const routeInput = z.object({
     .optional()
     .describe('Most USD per call the agent will pay, as a decimal string'),
 });
-const routeExample = { task: 'extract the main text of a web page as JSON', max_price: '0.05' };
+const routeExample = { task: 'current server time', max_price: '0.05' };
+const routeOutputExample = {
+  task: 'current server time',
+  tier: 'paid',
+  limit: 3,
+  count: 1,
+  recommendations: [
+    {
+      rank: 1,
+      id: 'time',
+      title: 'Server time',
+      category: 'utility',
+      description: 'Returns the current server time as an ISO 8601 UTC string (`time`) and as Unix epoch seconds (`unix`).',
+      score: 9,
+      http: { method: 'GET', path: '/api/v1/paid/time', price_usd: '0.01' },
+      mcp: { tool: 'server_time', price_usd: '0.01' },
+    },
+  ],
+};
+/** Free calls of the routing products return the single best match. */
+const ROUTE_FREE_RESULTS = 1;
 
 export const agentProducts: Product[] = [
-  unavailable({
+  available({
     id: 'agent-route',
     title: 'Agent route',
     description:
@@ -26,9 +47,11 @@ export const agentProducts: Product[] = [
     rails: X402_BOTH,
     input: routeInput,
     inputExample: routeExample,
-    freeTier: { note: 'a free call returns the top-1 recommendation only; paid returns the ranked top three' },
+    outputExample: routeOutputExample,
+    freeTier: { resultLimit: ROUTE_FREE_RESULTS, note: 'a free call returns the top-1 recommendation only; paid returns the ranked top three' },
+    run: routeTask(ROUTE_FREE_RESULTS),
   }),
-  unavailable({
+  available({
     id: 'route-task',
     title: 'Route task',
     description:
@@ -40,9 +63,11 @@ export const agentProducts: Product[] = [
     rails: X402_BOTH,
     input: routeInput,
     inputExample: routeExample,
-    freeTier: { perWalletPerDay: 3, note: 'top-1 result only' },
+    outputExample: routeOutputExample,
+    freeTier: { perWalletPerDay: 3, resultLimit: ROUTE_FREE_RESULTS, note: '3 free queries per wallet per day, top-1 result only' },
+    run: routeTask(ROUTE_FREE_RESULTS),
   }),
-  unavailable({
+  available({
     id: 'mpp-route',
     title: 'MPP route',
     description:
@@ -54,7 +79,9 @@ export const agentProducts: Product[] = [
     rails: X402_AND_MPP,
     input: routeInput,
     inputExample: routeExample,
-    freeTier: { note: 'a free call returns the top-1 recommendation only; paid returns the ranked top three' },
+    outputExample: routeOutputExample,
+    freeTier: { resultLimit: ROUTE_FREE_RESULTS, note: 'a free call returns the top-1 recommendation only; paid returns the ranked top three' },
+    run: routeTask(ROUTE_FREE_RESULTS),
   }),
   unavailable({
     id: 'agent-preflight-bundle',

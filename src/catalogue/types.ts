@@ -51,6 +51,10 @@ export interface ProductContext {
   /** Absolute time the call started; products read the clock through this so tests can pin it. */
   now: Date;
   signal: AbortSignal;
+  /** `free`: a free-tier call (a wallet proved itself, no payment); products may answer less. */
+  tier: 'paid' | 'free';
+  /** The products on sale, for products that recommend other products. */
+  catalogue: readonly AvailableProduct[];
 }
 
 /**
@@ -70,8 +74,10 @@ export class ProductInputError extends Error {
 
 /** Free-of-charge doors or quotas attached to a paid product (see the service description). */
 export interface FreeTier {
-  /** Free calls per wallet per UTC day, when the product has a quota-based free tier. */
+  /** Free calls per wallet per UTC day; unlimited (but still per proven wallet) when absent. */
   perWalletPerDay?: number;
+  /** How many results a free call returns, for products that return a ranked list. */
+  resultLimit?: number;
   /** Plain-language note on what the free door returns, e.g. "top-1 result only". */
   note: string;
 }

@@ -6,7 +6,9 @@ import { ProductInputError, type AvailableProduct, type Product } from '../catal
 import { endpointKey, type PaymentGate } from '../payments/gate.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import type { Store } from '../store/types.ts';
-import type { EncodedQuote, X402Rail } from '../payments/x402-rail.ts';
+import { encodeQuote, type EncodedQuote, type X402Rail } from '../payments/x402-rail.ts';
+import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
+import { parseSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import { describeError, type Logger } from '../log.ts';
 import { parseJsonBody, queryInput, readBodyLimited, validate, type InputResult } from './input.ts';
 import { problemResponse, problems } from './problem.ts';
@@ -15,6 +17,7 @@ export interface PaidRouteDeps {
   catalogue: Catalogue;
   rail: X402Rail;
   gate: PaymentGate;
+  freeTier: FreeTierDoor;
   store: Store;
   telemetry: Telemetry;
   log: Logger;
@@ -55,11 +58,20 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   const resourceUrl = `${deps.publicBaseUrl ?? requestUrl.origin}${product.http!.path}`;
 
   const endpoint = endpointKey(product, 'http');
+  const origin = new URL(deps.publicBaseUrl ?? requestUrl.origin);
+  const quote = (error?: string): EncodedQuote => {
+    if (!product.freeTier) return deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, error);
+    // A free tier invites a wallet proof (Sign-In-With-X) beside the payment options; fresh nonce each time.
+    const required = deps.rail.paymentRequired(product, 'http', resourceUrl, error);
+    return encodeQuote({ ...required, extensions: { ...required.extensions, ...deps.freeTier.challenge(resourceUrl, origin, resourceUrl) } });
+  };
   if (!paymentHeader) {
+    const proof = c.req.header(SIGN_IN_WITH_X);
+    if (product.freeTier && proof && methodMatches && method !== 'HEAD') return freeCall(c, product, input!, proof, resourceUrl, origin, quote, deps);
     deps.telemetry.challenge(endpoint);
     // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
     const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;
-    return paymentRequired(deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, inputError));
+    return paymentRequired(quote(inputError));
   }
   if (!methodMatches || method === 'HEAD') {
     return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
@@ -70,9 +82,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     payload = decodePaymentSignatureHeader(paymentHeader);
   } catch {
     deps.telemetry.failure(endpoint, 'payment_processing_error', 'invalid_payment_header', undefined);
-    return paymentRequired(
-      deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload'),
-    );
+    return paymentRequired(quote('invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload'));
   }
   if (!input!.ok) {
     const problem = input!.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input!.errors);
@@ -91,7 +101,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
         },
       });
     case 'payment_failed':
-      return paymentRequired(deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, result.failure.reason), result.settlement);
+      return paymentRequired(quote(result.failure.reason), result.settlement);
     case 'product_failed':
       return productFailure(c, product, result.error, deps.log);
     case 'unavailable':
@@ -99,6 +109,32 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     case 'pending':
       return problemResponse(c, problems.settlementPending(), { 'retry-after': '30' });
   }
+}
+
+/** A free-tier call: the wallet proof in SIGN-IN-WITH-X instead of a payment. */
+async function freeCall(
+  c: Context,
+  product: AvailableProduct,
+  input: InputResult,
+  header: string,
+  resourceUrl: string,
+  origin: URL,
+  quote: (error?: string) => EncodedQuote,
+  deps: PaidRouteDeps,
+): Promise<Response> {
+  if (!input.ok) return problemResponse(c, input.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input.errors));
+  let proof: unknown;
+  try {
+    proof = parseSIWxHeader(header);
+  } catch {
+    return paymentRequired(quote('invalid_siwx_payload'));
+  }
+  const free = await deps.freeTier.serve(product, input.value, proof, resourceUrl, origin);
+  if (free.status === 'denied') return paymentRequired(quote(free.reason));
+  if (free.status === 'product_failed') return productFailure(c, product, free.error, deps.log);
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'private, no-store', 'free-tier-wallet': free.wallet };
+  if (free.remaining !== undefined) headers['free-tier-remaining'] = String(free.remaining);
+  return new Response(JSON.stringify(free.output), { status: 200, headers });
 }
 
 async function readInput(c: Context, url: URL, product: AvailableProduct, limit: number): Promise<InputResult> {

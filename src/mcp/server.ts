@@ -12,13 +12,17 @@ import type { X402Rail } from '../payments/x402-rail.ts';
 import type { Store } from '../store/types.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import { searchTools, SEARCH_TOOLS } from './search-tools.ts';
-import { PAYMENT_META, PAYMENT_RESPONSE_META, paidTools, toolDefinition } from './tools.ts';
+import { FREE_TIER_META, PAYMENT_META, PAYMENT_RESPONSE_META, paidTools, toolDefinition } from './tools.ts';
+import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 
 /** Version of the tool manifest (the service description fixes it). */
 export const MCP_MANIFEST_VERSION = '1.1.0';
 
 export interface McpDeps {
   catalogue: Catalogue;
+  freeTier: FreeTierDoor;
+  /** Origin used in wallet-proof challenges; the request's origin when undefined. */
+  publicBaseUrl?: string;
   rail: X402Rail;
   gate: PaymentGate;
   store: Store;
@@ -37,7 +41,8 @@ export interface McpDeps {
 export function registerMcp(app: Hono, deps: McpDeps): void {
   app.all('/mcp', async (c) => {
     const categories = parseCategories(c.req.query('categories'));
-    const server = buildServer(deps, categories);
+    const origin = new URL(deps.publicBaseUrl ?? new URL(c.req.url).origin);
+    const server = buildServer(deps, categories, origin);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -53,7 +58,7 @@ function parseCategories(raw: string | undefined): Set<string> | undefined {
   return list && list.length > 0 ? new Set(list) : undefined;
 }
 
-function buildServer(deps: McpDeps, categories: Set<string> | undefined): Server {
+function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin: URL): Server {
   const server = new Server(
     { name: deps.serviceName, version: MCP_MANIFEST_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: 'Paid tools take x402 payments in _meta["x402/payment"]; search_tools finds tools by need.' },
@@ -67,12 +72,13 @@ function buildServer(deps: McpDeps, categories: Set<string> | undefined): Server
     if (name === SEARCH_TOOLS.name) return searchTools(deps.catalogue, args);
     const product = tools.find((p) => p.mcp!.tool === name);
     if (!product) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}`);
-    return callPaidTool(deps, product, args, meta?.[PAYMENT_META]);
+    return callPaidTool(deps, product, args, meta ?? {}, origin);
   });
   return server;
 }
 
-async function callPaidTool(deps: McpDeps, product: AvailableProduct, args: unknown, payment: unknown): Promise<CallToolResult> {
+async function callPaidTool(deps: McpDeps, product: AvailableProduct, args: unknown, meta: Record<string, unknown>, origin: URL): Promise<CallToolResult> {
+  const payment = meta[PAYMENT_META];
   const tool = product.mcp!.tool;
   const input = validate(product.input, args);
   if (!input.ok) {
@@ -82,13 +88,30 @@ async function callPaidTool(deps: McpDeps, product: AvailableProduct, args: unkn
   if (!deps.rail.ready || !deps.store.healthy) return toolError('payment service unavailable: nothing was charged; retry later');
 
   const resourceUrl = `mcp://tool/${tool}`;
+  const quote = (error: string) => {
+    const required = deps.rail.paymentRequired(product, 'mcp', resourceUrl, error);
+    // A free tier invites a wallet proof (Sign-In-With-X) beside the payment options.
+    if (!product.freeTier) return required;
+    return { ...required, extensions: { ...required.extensions, ...deps.freeTier.challenge(resourceUrl, origin, `${origin.origin}/mcp`) } };
+  };
   if (payment === undefined) {
+    const proof = meta[SIGN_IN_WITH_X];
+    if (product.freeTier && proof !== undefined) {
+      const free = await deps.freeTier.serve(product, input.value, proof, resourceUrl, origin);
+      if (free.status === 'denied') return paymentRequired(quote(free.reason));
+      if (free.status === 'product_failed') return productFailure(deps, tool, free.error);
+      return {
+        content: [{ type: 'text', text: JSON.stringify(free.output) }],
+        ...(isObject(free.output) ? { structuredContent: free.output } : {}),
+        _meta: { [FREE_TIER_META]: { wallet: free.wallet, ...(free.remaining !== undefined ? { remaining_today: free.remaining } : {}) } },
+      };
+    }
     deps.telemetry.challenge(endpointKey(product, 'mcp'));
-    return paymentRequired(deps.rail.paymentRequired(product, 'mcp', resourceUrl, 'payment_required'));
+    return paymentRequired(quote('payment_required'));
   }
   if (!isPaymentPayload(payment)) {
     deps.telemetry.failure(endpointKey(product, 'mcp'), 'payment_processing_error', 'invalid_payment_payload', undefined);
-    return paymentRequired(deps.rail.paymentRequired(product, 'mcp', resourceUrl, 'invalid_payment_payload'));
+    return paymentRequired(quote('invalid_payment_payload'));
   }
 
   const result = await deps.gate.execute({ product, surface: 'mcp', payload: payment, input: input.value });
@@ -100,16 +123,20 @@ async function callPaidTool(deps: McpDeps, product: AvailableProduct, args: unkn
         _meta: { [PAYMENT_RESPONSE_META]: result.settlement },
       };
     case 'payment_failed':
-      return paymentRequired(deps.rail.paymentRequired(product, 'mcp', resourceUrl, result.failure.reason), result.settlement);
+      return paymentRequired(quote(result.failure.reason), result.settlement);
     case 'product_failed':
-      if (result.error instanceof ProductInputError) return toolError(`${result.error.message}. The payment was not settled, nothing was charged`);
-      deps.log.error({ tool, err: describeError(result.error) }, 'tool failed');
-      return toolError(`${tool} failed; the payment was not settled, nothing was charged`);
+      return productFailure(deps, tool, result.error);
     case 'unavailable':
       return toolError(`${result.detail}. Nothing was charged; retry later`);
     case 'pending':
       return toolError('the settlement was submitted but not confirmed in time; no result was released. Retry the same payment later to collect the result once it is confirmed');
   }
+}
+
+function productFailure(deps: McpDeps, tool: string, error: unknown): CallToolResult {
+  if (error instanceof ProductInputError) return toolError(`${error.message}. Nothing was charged`);
+  deps.log.error({ tool, err: describeError(error) }, 'tool failed');
+  return toolError(`${tool} failed; nothing was charged`);
 }
 
 /** x402 MCP transport, tool-result binding: `structuredContent` and `content[0].text` carry the same object. */

@@ -6,6 +6,8 @@ import type { AvailableProduct } from '../catalogue/types.ts';
 /** x402 MCP transport metadata keys. */
 export const PAYMENT_META = 'x402/payment';
 export const PAYMENT_RESPONSE_META = 'x402/payment-response';
+/** On a free-tier result: the wallet that proved itself and its free calls left today. */
+export const FREE_TIER_META = 'percall/free-tier';
 
 /** Paid tools on sale, in catalogue order, optionally restricted to some categories. */
 export function paidTools(catalogue: Catalogue, categories?: Set<string>): AvailableProduct[] {
@@ -19,12 +21,19 @@ export function toolDefinition(product: AvailableProduct): Tool {
   return {
     name: mcp.tool,
     title: product.title,
-    description: `${product.description} Price: ${mcp.price} USD per call, paid in USDC over x402 (send the PaymentPayload in _meta["${PAYMENT_META}"]).`,
+    description: `${product.description} Price: ${mcp.price} USD per call, paid in USDC over x402 (send the PaymentPayload in _meta["${PAYMENT_META}"]).${freeTierNote(product)}`,
     inputSchema: objectSchema(inputJsonSchema(product)),
     ...(output && output.type === 'object' ? { outputSchema: output as Tool['outputSchema'] } : {}),
     ...(mcp.annotations ? { annotations: mcp.annotations } : {}),
     _meta: { 'percall/price': { usd: mcp.price, mode: product.mode.kind }, 'percall/category': product.category },
   };
+}
+
+function freeTierNote(product: AvailableProduct): string {
+  const tier = product.freeTier;
+  if (!tier) return '';
+  const quota = tier.perWalletPerDay === undefined ? '' : ` ${tier.perWalletPerDay} per wallet per day;`;
+  return ` Free tier:${quota} ${tier.note}. Prove your wallet with the 402's sign-in-with-x challenge, sent back in _meta["sign-in-with-x"].`;
 }
 
 /** MCP requires an object schema; a record schema (echo) is one, anything else is wrapped as such. */

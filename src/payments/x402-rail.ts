@@ -162,7 +162,7 @@ export interface EncodedQuote {
 const MAX_ENCODED_QUOTES = 512;
 
 /** Base64 of the UTF-8 JSON, byte for byte what `encodePaymentRequiredHeader` produces, without its per-byte loop. */
-function encodeQuote(quote: PaymentRequired): EncodedQuote {
+export function encodeQuote(quote: PaymentRequired): EncodedQuote {
   const body = JSON.stringify(quote);
   return { header: Buffer.from(body, 'utf8').toString('base64'), body };
 }

@@ -52,6 +52,11 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         used integer NOT NULL,
         PRIMARY KEY (wallet, product, day)
       );
+      CREATE TABLE used_nonces (
+        nonce text PRIMARY KEY,
+        used_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX used_nonces_used_at_idx ON used_nonces (used_at);
       CREATE TABLE telemetry_counters (
         metric text NOT NULL,
         dimension text NOT NULL,

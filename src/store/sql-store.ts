@@ -220,6 +220,25 @@ export class SqlStore implements Store {
     return rows.length === 1;
   }
 
+  async quotaUsed(wallet: string, product: string, day: string): Promise<number> {
+    const rows = await this.run<{ used: number }>(`SELECT used FROM quotas WHERE wallet = $1 AND product = $2 AND day = $3`, [wallet.toLowerCase(), product, day]);
+    return Number(rows[0]?.used ?? 0);
+  }
+
+  async refundQuota(wallet: string, product: string, day: string): Promise<void> {
+    await this.run(`UPDATE quotas SET used = used - 1 WHERE wallet = $1 AND product = $2 AND day = $3 AND used > 0`, [wallet.toLowerCase(), product, day]);
+  }
+
+  async useNonce(nonce: string): Promise<boolean> {
+    // Proofs older than a day are refused anyway (their issuedAt), so their nonces can go.
+    const rows = await this.run(
+      `WITH expired AS (DELETE FROM used_nonces WHERE used_at < now() - interval '1 day')
+       INSERT INTO used_nonces (nonce) VALUES ($1) ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
+      [nonce],
+    );
+    return rows.length === 1;
+  }
+
   async addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void> {
     if (deltas.length === 0 && payers.length === 0) return;
     try {

@@ -108,6 +108,11 @@ export interface Store {
 
   /** Takes one unit of a per-wallet daily quota; false when `limit` is already used up. */
   consumeQuota(wallet: string, product: string, day: string, limit: number): Promise<boolean>;
+  quotaUsed(wallet: string, product: string, day: string): Promise<number>;
+  /** Gives one unit back (the free call it was taken for produced nothing). */
+  refundQuota(wallet: string, product: string, day: string): Promise<void>;
+  /** Records a single-use nonce (wallet proofs); false when it was used before. Old nonces expire after a day. */
+  useNonce(nonce: string): Promise<boolean>;
 
   /** Adds buffered counter deltas and payers seen, in one transaction. */
   addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void>;
