@@ -103,6 +103,11 @@ describe('MCP server at /mcp with the official SDK client', () => {
     await client.close();
   });
 
+  it('llms.txt documents the MCP door: payment in _meta, search_tools, the category filter, free-tier proofs', async () => {
+    const text = await (await fetch(`${service.url}/llms.txt`)).text();
+    for (const needle of ['/mcp?categories=', 'search_tools', '_meta["x402/payment"]', 'sign-in-with-x', 'version 1.1.0']) expect(text).toContain(needle);
+  });
+
   it('a category filter on the endpoint narrows the tool list', async () => {
     const utility = await connect('?categories=utility');
     expect((await utility.listTools()).tools.map((t) => t.name).sort()).toEqual(['echo', 'search_tools', 'server_time']);

@@ -1,4 +1,5 @@
 import type { AvailableProduct } from '../catalogue/types.ts';
+import { MCP_MANIFEST_VERSION } from '../mcp/tools.ts';
 import {
   FREE_ENDPOINTS,
   SERVICE_SUMMARY,
@@ -88,7 +89,11 @@ function mcpSection(ctx: DiscoveryContext): string[] {
   const lines = [
     '## MCP tools',
     '',
-    `MCP server: ${urls.mcp} (transport: streamable HTTP). \`tools/list\` is free; \`tools/call\` is paid like the HTTP route: the x402 payment travels in the request \`_meta\` (x402 MCP transport), and an unpaid call returns the payment requirements. Tool prices can differ from HTTP prices; each surface's price stands for itself.`,
+    `MCP server: ${urls.mcp} (transport: streamable HTTP, stateless, tool manifest version ${MCP_MANIFEST_VERSION}). \`initialize\` and \`tools/list\` are free; \`tools/call\` is paid like the HTTP route (x402 MCP transport, tool-result binding): an unpaid call returns a result with \`isError: true\` whose \`structuredContent\` (and \`content[0].text\`) is the \`PaymentRequired\` object; retry with the \`PaymentPayload\` in \`params._meta["x402/payment"]\`; the paid result carries the settlement in \`_meta["x402/payment-response"]\`. Tool prices can differ from HTTP prices; each surface's price stands for itself.`,
+    '',
+    `- Free tool \`search_tools\` (arguments \`query\`, optional \`category\`, \`limit\`): finds tools by need, with price and input schema. Some MCP clients pass only the first 40 tools to the model; search instead.`,
+    `- Category filter: connect to \`${urls.mcp}?categories=bazaar,chain\` (comma-separated categories) to list only those tools. Categories: ${[...new Set(ctx.catalogue.products.map((p) => p.category))].join(', ')}.`,
+    '- Free tiers: a tool with a free tier adds a `sign-in-with-x` challenge (x402 Sign-In-With-X, SIWE) to its payment requirements. Sign it with your wallet and send the signed payload in `params._meta["sign-in-with-x"]` (HTTP: the `SIGN-IN-WITH-X` header, base64) instead of a payment. The proof must be fresh (5 minutes), for this host and this tool, and is single-use; quotas count per proven wallet per UTC day.',
     '',
   ];
   if (products.length === 0) lines.push('- none available yet');

@@ -12,11 +12,9 @@ import type { X402Rail } from '../payments/x402-rail.ts';
 import type { Store } from '../store/types.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import { searchTools, SEARCH_TOOLS } from './search-tools.ts';
-import { FREE_TIER_META, PAYMENT_META, PAYMENT_RESPONSE_META, paidTools, toolDefinition } from './tools.ts';
+import { FREE_TIER_META, MCP_MANIFEST_VERSION, PAYMENT_META, PAYMENT_RESPONSE_META, paidTools, toolDefinition } from './tools.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 
-/** Version of the tool manifest (the service description fixes it). */
-export const MCP_MANIFEST_VERSION = '1.1.0';
 
 export interface McpDeps {
   catalogue: Catalogue;

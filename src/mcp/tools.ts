@@ -3,6 +3,9 @@ import type { Catalogue } from '../catalogue/index.ts';
 import { inputJsonSchema, outputJsonSchema } from '../catalogue/json-schema.ts';
 import type { AvailableProduct } from '../catalogue/types.ts';
 
+/** Version of the tool manifest (the service description fixes it). */
+export const MCP_MANIFEST_VERSION = '1.1.0';
+
 /** x402 MCP transport metadata keys. */
 export const PAYMENT_META = 'x402/payment';
 export const PAYMENT_RESPONSE_META = 'x402/payment-response';
