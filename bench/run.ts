@@ -17,6 +17,7 @@ import { createLogger } from '../src/log.ts';
 import { DEV_ROLES } from '../src/devchain/contracts.ts';
 import { paymentHeader, quote, signPayment } from '../test/helpers/payments.ts';
 import { freshDatabase } from '../test/helpers/postgres.ts';
+import type { PaymentRequired } from '@x402/core/types';
 
 const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CHALLENGE_CONNECTIONS = 50;
@@ -175,6 +176,57 @@ function row(name: string, f: Figures): string {
   return `${name.padEnd(22)} ${f.challengesPerSecond.toFixed(0).padStart(8)} req/s  p50 ${f.challengeP50.toFixed(1).padStart(5)} ms  p99 ${f.challengeP99.toFixed(1).padStart(6)} ms | ${f.paidPerSecond.toFixed(1).padStart(7)} calls/s  p50 ${f.paidP50.toFixed(1).padStart(6)} ms  p99 ${f.paidP99.toFixed(1).padStart(6)} ms`;
 }
 
+/** One JSON-RPC request to the MCP endpoint, as streamable HTTP wants it (JSON response, stateless server). */
+function mcpRequest(mcpUrl: string, params: Record<string, unknown>): Promise<Response> {
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+  });
+}
+
+/** Paid tool calls of `server_time` (the same product as GET /api/v1/paid/time), pre-signed like the HTTP run. */
+async function measurePaidMcp(mcpUrl: string, chain: DevChain): Promise<PaidFigures> {
+  const unpaid = (await (await mcpRequest(mcpUrl, { name: 'server_time', arguments: {} })).json()) as { result: { structuredContent: PaymentRequired } };
+  const required = unpaid.result.structuredContent;
+  const payloads = await Promise.all(Array.from({ length: PAID_CALLS }, () => signPayment(chain.buyer.privateKey, required)));
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: PAID_CONCURRENCY }, async () => {
+      while (next < payloads.length) {
+        const payload = payloads[next++]!;
+        const t0 = performance.now();
+        const response = await mcpRequest(mcpUrl, { name: 'server_time', arguments: {}, _meta: { 'x402/payment': payload } });
+        const body = (await response.json()) as { result?: { isError?: boolean } };
+        if (!body.result || body.result.isError) throw new Error(`paid tool call failed: ${JSON.stringify(body).slice(0, 300)}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { paidPerSecond: payloads.length / seconds, paidP50: percentile(latencies, 50), paidP99: percentile(latencies, 99) };
+}
+
+/** Paid HTTP calls and paid MCP tool calls of the same product on one embedded instance. */
+async function benchMcp(chain: DevChain): Promise<{ http: PaidFigures; mcp: PaidFigures }> {
+  const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
+  const child = startChild(['bin/percall.js', 'start'], { PORT: String(port), PERCALL_DATA_DIR: dataDir, DEV_RPC_URL: chain.rpcUrl, LOG_LEVEL: 'warn' });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor402(`${base}${PATH}`, child);
+    const http = await measurePaid(`${base}${PATH}`, chain);
+    const mcp = await measurePaidMcp(`${base}/mcp`, chain);
+    return { http, mcp };
+  } finally {
+    await stopChild(child);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** Paid calls with the store on PostgreSQL: one instance, then two sharing the database. */
 async function benchPostgres(chain: DevChain): Promise<{ one: PaidFigures; two: PaidFigures } | undefined> {
   const gasWallets = [DEV_ROLES.facilitator.privateKey, DEV_ROLES.spare.privateKey];
@@ -233,6 +285,12 @@ try {
   console.log(
     `ratio percall/reference: challenges ${(percall.challengesPerSecond / reference.challengesPerSecond).toFixed(2)}x, paid calls ${(percall.paidPerSecond / reference.paidPerSecond).toFixed(2)}x`,
   );
+  const mcp = await benchMcp(chain);
+  console.log('');
+  console.log('(d) the same product, paid over HTTP and as an MCP tool (one instance)');
+  console.log(paidRow('GET /api/v1/paid/time', mcp.http));
+  console.log(paidRow('MCP tools/call server_time', mcp.mcp));
+  console.log(`ratio MCP/HTTP: ${(mcp.mcp.paidPerSecond / mcp.http.paidPerSecond).toFixed(2)}x`);
   const postgres = process.env.BENCH_SKIP_POSTGRES ? undefined : await benchPostgres(chain);
   console.log('');
   console.log('(c) store: paid calls per second by deployment');
