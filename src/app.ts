@@ -9,6 +9,9 @@ import type { DiscoveryContext } from './discovery/context.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
 import { registerPaidRoutes } from './http/paid-routes.ts';
 import { registerMcp } from './mcp/server.ts';
+import { KeyRing } from './identity/keys.ts';
+import { identityUrls, registerIdentity } from './identity/routes.ts';
+import { TokenService } from './identity/tokens.ts';
 import { problemResponse, problems } from './http/problem.ts';
 import { describeError, type Logger } from './log.ts';
 import { PaymentGate } from './payments/gate.ts';
@@ -43,6 +46,7 @@ export interface Percall {
   store: Store;
   telemetry: Telemetry;
   reconciler: Reconciler;
+  keys: KeyRing;
   /** This process's name in the shared store (owner of its reservations). */
   instanceId: string;
   /** Stops background work and flushes telemetry. The store is closed by whoever opened it. */
@@ -83,6 +87,11 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     startedAt: new Date(),
   };
   registerFreeRoutes(app, discovery);
+  const keys = new KeyRing(store);
+  // The first instance to start creates the signing key; an unreachable store delays it to first use.
+  await keys.ensureKey().catch((error: unknown) => log.warn({ err: describeError(error) }, 'identity keys not ready'));
+  const tokens = new TokenService(keys, store, { issuer: discovery.siteUrl, tokenEndpoint: identityUrls(discovery.siteUrl).token, resource: baseUrl });
+  registerIdentity(app, { store, keys, tokens, log, siteUrl: discovery.siteUrl, baseUrl });
   const freeTier = new FreeTierDoor(store, catalogue, options.offers.map((o) => o.network));
   registerMcp(app, { catalogue, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
   registerPaidRoutes(app, { catalogue, rail, gate, freeTier, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
@@ -105,5 +114,5 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     reconciler.stop();
     await telemetry.stop();
   };
-  return { app, catalogue, rail, gate, store, telemetry, reconciler, instanceId: config.instanceId, stop };
+  return { app, catalogue, rail, gate, store, telemetry, reconciler, keys, instanceId: config.instanceId, stop };
 }

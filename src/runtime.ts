@@ -15,7 +15,10 @@ import { openPostgresStore } from './store/postgres.ts';
 import type { Store } from './store/types.ts';
 
 export interface RunningService {
+  /** Public base URL (PUBLIC_BASE_URL, or the listening address). */
   url: string;
+  /** Where this process actually listens. */
+  localUrl: string;
   percall: Percall;
   /** Present in dev mode. */
   dev?: DevInfo;
@@ -122,7 +125,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       await writeFile(join(config.dataDir, 'dev.json'), `${JSON.stringify(dev, null, 2)}\n`, { mode: 0o600 });
     }
     log.info({ url: baseUrl, mode: config.mode, network: offer.network, payTo: offer.payTo }, 'percall listening');
-    return { url: baseUrl, percall, dev, devChain, stop: cleanup };
+    return { url: baseUrl, localUrl: listener.url, percall, dev, devChain, stop: cleanup };
   } catch (error) {
     await cleanup();
     throw error;

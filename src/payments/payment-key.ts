@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '@x402/core/types';
+import { canonicalJson } from '../canonical-json.ts';
 
 /**
  * The identity of a signed payment, the replay guard's key. For EIP-3009 authorizations it is the
@@ -12,18 +13,8 @@ export function paymentKey(payload: PaymentPayload): string {
   if (typeof authorization?.from === 'string' && typeof authorization.nonce === 'string') {
     return `eip3009:${network}:${asset.toLowerCase()}:${authorization.from.toLowerCase()}:${authorization.nonce.toLowerCase()}`;
   }
-  const digest = createHash('sha256').update(stableJson(payload.payload)).digest('hex');
+  const digest = createHash('sha256').update(canonicalJson(payload.payload)).digest('hex');
   return `payload:${network}:${digest}`;
-}
-
-/** JSON with sorted object keys, so equal payloads hash equally whatever their key order. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** The EIP-3009 authorization a key names, or undefined for other payload kinds. */

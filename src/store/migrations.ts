@@ -57,6 +57,28 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         used_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX used_nonces_used_at_idx ON used_nonces (used_at);
+      CREATE TABLE signing_keys (
+        kid text PRIMARY KEY,
+        public_jwk text NOT NULL,
+        private_jwk text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        retired_at timestamptz
+      );
+      CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys ((retired_at IS NULL)) WHERE retired_at IS NULL;
+      CREATE TABLE registrations (
+        id text PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL
+      );
+      CREATE TABLE revoked_tokens (
+        jti text PRIMARY KEY,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE TABLE proof_nonces (
+        nonce text PRIMARY KEY,
+        route text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
       CREATE TABLE telemetry_counters (
         metric text NOT NULL,
         dimension text NOT NULL,

@@ -7,6 +7,7 @@ import type {
   PaymentState,
   ReserveResult,
   Store,
+  StoredSigningKey,
   TelemetrySnapshot,
   UnresolvedPayment,
 } from './types.ts';
@@ -236,6 +237,72 @@ export class SqlStore implements Store {
        INSERT INTO used_nonces (nonce) VALUES ($1) ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
       [nonce],
     );
+    return rows.length === 1;
+  }
+
+  async signingKeys(): Promise<StoredSigningKey[]> {
+    const rows = await this.run<{ kid: string; public_jwk: string; private_jwk: string; created_at: Date | string; retired_at: Date | string | null }>(
+      `SELECT kid, public_jwk, private_jwk, created_at, retired_at FROM signing_keys ORDER BY created_at DESC`,
+    );
+    return rows.map((r) => ({
+      kid: r.kid,
+      publicJwk: r.public_jwk,
+      privateJwk: r.private_jwk,
+      createdAt: new Date(r.created_at),
+      ...(r.retired_at ? { retiredAt: new Date(r.retired_at) } : {}),
+    }));
+  }
+
+  async addSigningKey(key: Omit<StoredSigningKey, 'createdAt' | 'retiredAt'>, options: { rotate: boolean }): Promise<boolean> {
+    const insert = `INSERT INTO signing_keys (kid, public_jwk, private_jwk) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING kid`;
+    const params = [key.kid, key.publicJwk, key.privateJwk];
+    if (!options.rotate) return (await this.run(insert, params)).length === 1;
+    try {
+      await this.ensureSchema();
+      return await this.db.transaction(async (tx) => {
+        await tx.query(`UPDATE signing_keys SET retired_at = now() WHERE retired_at IS NULL`);
+        return (await tx.query(insert, params)).length === 1;
+      });
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  async createRegistration(id: string, expiresAt: Date): Promise<void> {
+    await this.run(`INSERT INTO registrations (id, expires_at) VALUES ($1, $2)`, [id, expiresAt]);
+  }
+
+  async registration(id: string): Promise<{ id: string; createdAt: Date; expiresAt: Date } | undefined> {
+    const rows = await this.run<{ id: string; created_at: Date | string; expires_at: Date | string }>(
+      `SELECT id, created_at, expires_at FROM registrations WHERE id = $1`,
+      [id],
+    );
+    const r = rows[0];
+    return r && { id: r.id, createdAt: new Date(r.created_at), expiresAt: new Date(r.expires_at) };
+  }
+
+  async revokeToken(jti: string, expiresAt: Date): Promise<void> {
+    await this.run(
+      `WITH expired AS (DELETE FROM revoked_tokens WHERE expires_at < now())
+       INSERT INTO revoked_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING`,
+      [jti, expiresAt],
+    );
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    return (await this.run(`SELECT 1 FROM revoked_tokens WHERE jti = $1`, [jti])).length > 0;
+  }
+
+  async issueProofNonce(nonce: string, route: string, expiresAt: Date): Promise<void> {
+    await this.run(
+      `WITH expired AS (DELETE FROM proof_nonces WHERE expires_at < now())
+       INSERT INTO proof_nonces (nonce, route, expires_at) VALUES ($1, $2, $3)`,
+      [nonce, route, expiresAt],
+    );
+  }
+
+  async consumeProofNonce(nonce: string, route: string): Promise<boolean> {
+    const rows = await this.run(`DELETE FROM proof_nonces WHERE nonce = $1 AND route = $2 AND expires_at >= now() RETURNING nonce`, [nonce, route]);
     return rows.length === 1;
   }
 

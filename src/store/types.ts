@@ -53,6 +53,16 @@ export interface UnresolvedPayment extends Omit<PaymentReservation, 'owner'> {
   updatedAt: Date;
 }
 
+export interface StoredSigningKey {
+  kid: string;
+  /** JWK JSON. */
+  publicJwk: string;
+  /** JWK JSON; never leaves the store except to sign. */
+  privateJwk: string;
+  createdAt: Date;
+  retiredAt?: Date;
+}
+
 /** A counter increment; counters add up across instances. */
 export interface CounterDelta {
   metric: string;
@@ -113,6 +123,24 @@ export interface Store {
   refundQuota(wallet: string, product: string, day: string): Promise<void>;
   /** Records a single-use nonce (wallet proofs); false when it was used before. Old nonces expire after a day. */
   useNonce(nonce: string): Promise<boolean>;
+
+  /** Identity signing keys, newest first; the one without `retiredAt` is active. */
+  signingKeys(): Promise<StoredSigningKey[]>;
+  /**
+   * Adds a signing key and makes it the active one. With `rotate` the active key is retired in the
+   * same transaction; without it the insert only succeeds when there is no active key (first start
+   * of several instances at once: one wins, the others read its key).
+   */
+  addSigningKey(key: Omit<StoredSigningKey, 'createdAt' | 'retiredAt'>, options: { rotate: boolean }): Promise<boolean>;
+  createRegistration(id: string, expiresAt: Date): Promise<void>;
+  registration(id: string): Promise<{ id: string; createdAt: Date; expiresAt: Date } | undefined>;
+  /** Revokes a token until it would have expired anyway; shared by all instances. */
+  revokeToken(jti: string, expiresAt: Date): Promise<void>;
+  isRevoked(jti: string): Promise<boolean>;
+  /** Records a proof-request nonce we issued for a route. */
+  issueProofNonce(nonce: string, route: string, expiresAt: Date): Promise<void>;
+  /** Takes an issued, unexpired nonce for the route; exactly one caller ever gets true. */
+  consumeProofNonce(nonce: string, route: string): Promise<boolean>;
 
   /** Adds buffered counter deltas and payers seen, in one transaction. */
   addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void>;
