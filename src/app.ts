@@ -87,7 +87,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     startedAt: new Date(),
   };
   registerFreeRoutes(app, discovery);
-  const keys = new KeyRing(store);
+  const keys = new KeyRing(store, config.keyRotationMs);
   // The first instance to start creates the signing key; an unreachable store delays it to first use.
   await keys.ensureKey().catch((error: unknown) => log.warn({ err: describeError(error) }, 'identity keys not ready'));
   const tokens = new TokenService(keys, store, { issuer: discovery.siteUrl, tokenEndpoint: identityUrls(discovery.siteUrl).token, resource: baseUrl });

@@ -44,6 +44,7 @@ const EnvSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Names this process in the shared store; a fresh random id per start by default. */
   INSTANCE_ID: z.string().min(1).max(100).optional(),
+  IDENTITY_KEY_ROTATION_DAYS: z.coerce.number().positive().default(90),
   TELEMETRY_FLUSH_MS: z.coerce.number().int().positive().default(2_000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
   /** An instance silent for this long is dead: the reconciler takes over its unfinished payments. */
@@ -75,6 +76,7 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   instanceId: string;
   telemetryFlushMs: number;
+  keyRotationMs: number;
   reconcileIntervalMs: number;
   ownerTimeoutMs: number;
 }
@@ -119,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
     telemetryFlushMs: e.TELEMETRY_FLUSH_MS,
+    keyRotationMs: e.IDENTITY_KEY_ROTATION_DAYS * 24 * 3600_000,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     ownerTimeoutMs: e.OWNER_TIMEOUT_MS,
   };

@@ -204,3 +204,19 @@ describe('a token revoked on one instance stops working on another (shared Postg
     }
   });
 });
+
+describe('key rotation', () => {
+  it('a new key signs new tokens; the old public key stays published and its tokens keep verifying', async () => {
+    const before = await accessToken();
+    const oldKid = (await service.percall.keys.signingKey()).kid;
+    const newKid = await service.percall.keys.rotate();
+    expect(newKid).not.toBe(oldKid);
+    const jwks = (await (await fetch(`${service.url}/.well-known/jwks.json`)).json()) as { keys: JWK[] };
+    expect(jwks.keys.map((k) => k.kid)).toEqual(expect.arrayContaining([oldKid, newKid]));
+    expect((await me(before)).status).toBe(200);
+    const after = await accessToken();
+    const header = JSON.parse(Buffer.from(after.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    expect(header.kid).toBe(newKid);
+    expect((await me(after)).status).toBe(200);
+  });
+});

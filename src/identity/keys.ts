@@ -20,7 +20,11 @@ export class KeyRing {
   private loadedAt = 0;
   private readonly imported = new Map<string, CryptoKeyLike>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** Age after which the active key is replaced (the old one stays published for RETENTION_MS). */
+    private readonly rotationMs = 90 * 24 * 3600_000,
+  ) {}
 
   /** Makes sure an active key exists; when several instances start together exactly one key wins. */
   async ensureKey(): Promise<void> {
@@ -43,6 +47,10 @@ export class KeyRing {
     let active = this.activeKey();
     if (!active) {
       await this.ensureKey();
+      active = this.activeKey();
+    } else if (Date.now() - active.createdAt.getTime() > this.rotationMs) {
+      // Scheduled rotation; if several instances do it at once the store keeps exactly one active key.
+      await this.rotate();
       active = this.activeKey();
     }
     if (!active) throw new Error('no active identity signing key');
