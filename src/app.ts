@@ -12,6 +12,7 @@ import { registerMcp } from './mcp/server.ts';
 import { KeyRing } from './identity/keys.ts';
 import { identityUrls, registerIdentity } from './identity/routes.ts';
 import { TokenService } from './identity/tokens.ts';
+import { ProofVerifier } from './identity/proof-request.ts';
 import { problemResponse, problems } from './http/problem.ts';
 import { describeError, type Logger } from './log.ts';
 import { PaymentGate } from './payments/gate.ts';
@@ -92,9 +93,10 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   await keys.ensureKey().catch((error: unknown) => log.warn({ err: describeError(error) }, 'identity keys not ready'));
   const tokens = new TokenService(keys, store, { issuer: discovery.siteUrl, tokenEndpoint: identityUrls(discovery.siteUrl).token, resource: baseUrl });
   registerIdentity(app, { store, keys, tokens, log, siteUrl: discovery.siteUrl, baseUrl });
+  const proofs = new ProofVerifier(store, tokens, new URL(baseUrl).host);
   const freeTier = new FreeTierDoor(store, catalogue, options.offers.map((o) => o.network));
   registerMcp(app, { catalogue, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
-  registerPaidRoutes(app, { catalogue, rail, gate, freeTier, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
+  registerPaidRoutes(app, { catalogue, rail, gate, freeTier, proofs, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
 
   app.notFound((c) => {
     // A known path asked with a method it does not serve is a 405, not a 404.

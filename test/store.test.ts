@@ -172,6 +172,39 @@ function conformance(name: string, makeBackend: () => Promise<Backend | undefine
       expect(snapshot.observingSince).toBeInstanceOf(Date);
     });
 
+    test('a proof nonce is spent exactly once, only for its route, only before it expires', async () => {
+      const store = await open();
+      await store.issueProofNonce('n1', 'POST /x', new Date(Date.now() + 60_000));
+      await store.issueProofNonce('n2', 'POST /x', new Date(Date.now() - 1000));
+      expect(await store.proofNonceOpen('n1', 'POST /x')).toBe(true);
+      expect(await store.consumeProofNonce('n1', 'POST /y')).toBe(false);
+      const spends = await Promise.all(Array.from({ length: 10 }, () => store.consumeProofNonce('n1', 'POST /x')));
+      expect(spends.filter(Boolean)).toHaveLength(1);
+      expect(await store.proofNonceOpen('n1', 'POST /x')).toBe(false);
+      expect(await store.consumeProofNonce('n2', 'POST /x')).toBe(false);
+    });
+
+    test('signing keys: one active key even when instances race; rotation retires the old one', async () => {
+      const store = await open();
+      const key = (kid: string) => ({ kid, publicJwk: '{}', privateJwk: '{}' });
+      const first = await Promise.all(['a', 'b', 'c'].map((kid) => store.addSigningKey(key(kid), { rotate: false })));
+      expect(first.filter(Boolean)).toHaveLength(1);
+      expect(await store.addSigningKey(key('d'), { rotate: true })).toBe(true);
+      const keys = await store.signingKeys();
+      expect(keys.filter((k) => !k.retiredAt).map((k) => k.kid)).toEqual(['d']);
+      expect(keys).toHaveLength(2);
+    });
+
+    test('registrations and revocations', async () => {
+      const store = await open();
+      await store.createRegistration('reg_1', new Date('2030-01-01T00:00:00Z'));
+      expect(await store.registration('reg_1')).toMatchObject({ id: 'reg_1', expiresAt: new Date('2030-01-01T00:00:00Z') });
+      expect(await store.isRevoked('jti-1')).toBe(false);
+      await store.revokeToken('jti-1', new Date(Date.now() + 3600_000));
+      await store.revokeToken('jti-1', new Date(Date.now() + 3600_000));
+      expect(await store.isRevoked('jti-1')).toBe(true);
+    });
+
     test('stores hostile strings verbatim', async () => {
       const store = await open();
       const nasty = `x'); DROP TABLE ledger; -- \\ $1 "' ''`;

@@ -105,6 +105,8 @@ interface ProductBase {
   /** JSON Schema of the output where the description names its fields. */
   outputSchema?: Record<string, unknown>;
   freeTier?: FreeTier;
+  /** The route also needs a route-scoped proof (PROOF-REQUEST, 401) besides payment. */
+  requiresProof?: boolean;
   /** Free documentation/preview doors attached to the product (paths, methods as stated). */
   freeDoors?: { method: 'GET' | 'POST'; path: string; note: string }[];
 }

@@ -137,6 +137,7 @@ export const webProducts: Product[] = [
         .describe('Proof credential: a JWT string, or a JSON object with the required claims; omit to receive the PROOF-REQUEST'),
     }),
     inputExample: { urls: ['https://example.com/'] },
+    requiresProof: true,
   }),
   unavailable({
     id: 'fetch-x402-content',

@@ -6,6 +6,7 @@ import { ProductInputError, type AvailableProduct, type Product } from '../catal
 import { endpointKey, type PaymentGate } from '../payments/gate.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import type { Store } from '../store/types.ts';
+import type { ProofVerifier } from '../identity/proof-request.ts';
 import { encodeQuote, type EncodedQuote, type X402Rail } from '../payments/x402-rail.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 import { parseSIWxHeader } from '@x402/extensions/sign-in-with-x';
@@ -18,6 +19,7 @@ export interface PaidRouteDeps {
   rail: X402Rail;
   gate: PaymentGate;
   freeTier: FreeTierDoor;
+  proofs: ProofVerifier;
   store: Store;
   telemetry: Telemetry;
   log: Logger;
@@ -42,6 +44,14 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   if (!QUOTED_METHODS.has(method)) {
     return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
   }
+  const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
+  const methodMatches = method === declared || (method === 'HEAD' && declared === 'GET');
+  const body = methodMatches && declared === 'POST' ? await readBodyLimited(c, deps.maxBodyBytes) : undefined;
+  if (product.requiresProof) {
+    // The proof comes before everything, payment included: without it, 401 and nothing charged.
+    const denied = await proofGate(c, product, body, Boolean(paymentHeader), deps);
+    if (denied) return denied;
+  }
   if (product.status !== 'available') return problemResponse(c, problems.notImplemented(product.id, product.reason));
   if (!deps.rail.ready) {
     return problemResponse(c, problems.facilitatorUnavailable('the payment facilitator cannot be reached, so no price can be quoted'), { 'retry-after': '5' });
@@ -51,10 +61,8 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     return problemResponse(c, problems.storeUnavailable(), { 'retry-after': '5' });
   }
 
-  const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
-  const methodMatches = method === declared || (method === 'HEAD' && declared === 'GET');
   const requestUrl = new URL(c.req.url);
-  const input = methodMatches ? await readInput(c, requestUrl, product, deps.maxBodyBytes) : undefined;
+  const input = methodMatches ? readInput(requestUrl, product, body, deps.maxBodyBytes) : undefined;
   const resourceUrl = `${deps.publicBaseUrl ?? requestUrl.origin}${product.http!.path}`;
 
   const endpoint = endpointKey(product, 'http');
@@ -137,12 +145,31 @@ async function freeCall(
   return new Response(JSON.stringify(free.output), { status: 200, headers });
 }
 
-async function readInput(c: Context, url: URL, product: AvailableProduct, limit: number): Promise<InputResult> {
+type RawBody = Awaited<ReturnType<typeof readBodyLimited>>;
+
+function readInput(url: URL, product: Product, body: RawBody | undefined, limit: number): InputResult {
   if (product.http!.method === 'GET') return validate(product.input, queryInput(url));
-  const body = await readBodyLimited(c, limit);
-  if (!body.ok) return { ok: false, status: 413, errors: [{ field: 'body', message: `larger than ${limit} bytes` }] };
+  if (!body?.ok) return { ok: false, status: 413, errors: [{ field: 'body', message: `larger than ${limit} bytes` }] };
   const json = parseJsonBody(body.text);
   return json.ok ? validate(product.input, json.value) : json;
+}
+
+/**
+ * Route-scoped proof: an unproven request, paid or not, gets 401 with a fresh PROOF-REQUEST as its
+ * JSON body. A proven unpaid request goes on to the 402 (its nonce stays open for the paid retry);
+ * a proven paid request spends the nonce.
+ */
+async function proofGate(c: Context, product: Product, body: RawBody | undefined, paid: boolean, deps: PaidRouteDeps): Promise<Response | undefined> {
+  const route = `${product.http!.method} ${product.http!.path}`;
+  const parsed = body?.ok ? parseJsonBody(body.text) : undefined;
+  const json = parsed?.ok ? parsed.value : undefined;
+  const check = json === undefined ? { ok: false as const, reason: 'proof_missing' } : await deps.proofs.check(route, json, { consume: paid });
+  if (check.ok) return undefined;
+  const proofRequest = await deps.proofs.proofRequest(route, json ?? {});
+  return new Response(JSON.stringify({ ...proofRequest, error: check.reason }), {
+    status: 401,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'www-authenticate': `Proof realm="${route}", error="${check.reason}"` },
+  });
 }
 
 /** 402 with the quote in the PAYMENT-REQUIRED header and, identical, as the JSON body. */

@@ -301,6 +301,10 @@ export class SqlStore implements Store {
     );
   }
 
+  async proofNonceOpen(nonce: string, route: string): Promise<boolean> {
+    return (await this.run(`SELECT 1 FROM proof_nonces WHERE nonce = $1 AND route = $2 AND expires_at >= now()`, [nonce, route])).length === 1;
+  }
+
   async consumeProofNonce(nonce: string, route: string): Promise<boolean> {
     const rows = await this.run(`DELETE FROM proof_nonces WHERE nonce = $1 AND route = $2 AND expires_at >= now() RETURNING nonce`, [nonce, route]);
     return rows.length === 1;

@@ -139,6 +139,8 @@ export interface Store {
   isRevoked(jti: string): Promise<boolean>;
   /** Records a proof-request nonce we issued for a route. */
   issueProofNonce(nonce: string, route: string, expiresAt: Date): Promise<void>;
+  /** Whether an issued nonce for the route is still unused and unexpired (does not spend it). */
+  proofNonceOpen(nonce: string, route: string): Promise<boolean>;
   /** Takes an issued, unexpired nonce for the route; exactly one caller ever gets true. */
   consumeProofNonce(nonce: string, route: string): Promise<boolean>;
 

@@ -31,4 +31,18 @@ export const failingProduct = available({
   },
 });
 
-export const TEST_PRODUCTS: readonly Product[] = [...ALL_PRODUCTS, strictProduct, failingProduct];
+/** An available product behind a route-scoped proof, to exercise proof and payment together. */
+export const provenProduct = available({
+  id: 'test-proof',
+  title: 'Proof-gated test product',
+  description: 'Test-only product that needs a route-scoped proof and a payment; returns the URLs it was given.',
+  category: 'web',
+  http: { method: 'POST', path: '/api/v1/paid/test-proof', price: '0.01' },
+  mode: FIXED,
+  rails: X402_BOTH,
+  input: z.object({ urls: z.array(z.url()).min(1).max(10), proof: z.union([z.string(), z.record(z.string(), z.unknown())]).optional() }),
+  requiresProof: true,
+  run: async (input) => ({ urls: input.urls }),
+});
+
+export const TEST_PRODUCTS: readonly Product[] = [...ALL_PRODUCTS, strictProduct, failingProduct, provenProduct];
