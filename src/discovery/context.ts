@@ -146,7 +146,7 @@ export interface FreeEndpoint {
   /** operationId in the OpenAPI document. */
   operationId: string;
   summary: string;
-  contentType: 'application/json' | 'text/plain';
+  contentType: 'application/json' | 'text/plain' | 'text/markdown';
 }
 
 /** The free endpoints this service serves itself (see http/free-routes.ts). */
@@ -159,6 +159,10 @@ export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
   { method: 'GET', path: '/.well-known/agent.json', operationId: 'getAgentJson', summary: 'Agent card (A2A style)', contentType: 'application/json' },
   { method: 'GET', path: '/.well-known/agent-card.json', operationId: 'getAgentCard', summary: 'Agent card (A2A style), same document as /.well-known/agent.json', contentType: 'application/json' },
   { method: 'GET', path: '/.well-known/x402.json', operationId: 'getX402Catalogue', summary: 'x402 payment catalogue: every paid route and tool with its price and payment options', contentType: 'application/json' },
+  { method: 'GET', path: '/.well-known/oauth-authorization-server', operationId: 'getAuthorizationServerMetadata', summary: 'OAuth authorization server metadata (RFC 8414) with the agent_auth block of the optional anonymous identity', contentType: 'application/json' },
+  { method: 'GET', path: '/.well-known/oauth-protected-resource', operationId: 'getProtectedResourceMetadata', summary: 'OAuth protected resource metadata (RFC 9728)', contentType: 'application/json' },
+  { method: 'GET', path: '/.well-known/jwks.json', operationId: 'getJwks', summary: 'Public ES256 keys that sign identity assertions and access tokens', contentType: 'application/json' },
+  { method: 'GET', path: '/agent/auth.md', operationId: 'getAuthGuide', summary: 'Authentication guide for agents: anonymous identity, tokens, route-scoped proofs', contentType: 'text/markdown' },
 ];
 
 /** Collapses whitespace so a description fits on one Markdown line. */

@@ -223,7 +223,7 @@ function freeOperation(endpoint: (typeof FREE_ENDPOINTS)[number]): Record<string
       schema = { $ref: '#/components/schemas/ModelList' };
       break;
     default:
-      schema = endpoint.contentType === 'text/plain' ? { type: 'string' } : { type: 'object' };
+      schema = endpoint.contentType === 'application/json' ? { type: 'object' } : { type: 'string' };
   }
   return {
     operationId: endpoint.operationId,

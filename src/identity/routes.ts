@@ -191,6 +191,18 @@ ignore Bearer tokens. An identity gives an agent a stable, anonymous registratio
 3. Use: \`GET ${urls.me}\` with \`Authorization: Bearer <access_token>\` returns your registration.
 4. Revoke: \`POST ${urls.revocation}\` (RFC 7009), form-encoded \`token=<token>\`; it stops working on every instance.
 
+## Route-scoped proofs (\`POST /api/v1/paid/x401-batch-extract\`)
+
+That route also needs a proof, checked before payment. Without one you get \`401\` and a
+\`PROOF-REQUEST\` JSON document (nothing is charged). Answer it in the request body's \`proof\` field with
+a credential carrying \`route\`, \`sub\`, \`aud\`, \`exp\`, \`nonce\` and \`request_hash\` from that document:
+- \`jwt\`: a JWS (ES256 or EdDSA) signed by your own key, with the public key in the protected header
+  \`jwk\` and \`sub\` = its RFC 7638 thumbprint URI (\`urn:ietf:params:oauth:jwk-thumbprint:sha-256:…\`);
+- \`json\`: the claims as a JSON object plus \`access_token\` (from step 2), whose subject is \`sub\`.
+\`request_hash\` = \`sha256:\` + hex SHA-256 of \`POST /api/v1/paid/x401-batch-extract\\n\` followed by the
+canonical JSON of the body without \`proof\` (keys sorted, no whitespace). The nonce is single-use and
+valid 15 minutes; a proven but unpaid request gets the usual 402 and the same proof serves the paid retry.
+
 Not supported: \`identity_assertion\` registration (\`issuer_not_enabled\`), \`service_auth\`
 (\`service_auth_not_enabled\`), and claims (\`${urls.claim}\` always answers \`invalid_claim_token\`).
 Registrations stay anonymous for their whole life (200 days).
