@@ -21,6 +21,7 @@ import { Reconciler } from './payments/reconciler.ts';
 import type { SettlementChain } from './payments/settlement-chain.ts';
 import { X402Rail, type EvmOffer } from './payments/x402-rail.ts';
 import { Telemetry } from './telemetry/counters.ts';
+import { registerObservatory } from './telemetry/routes.ts';
 import type { Store } from './store/types.ts';
 import { PACKAGE_VERSION } from './version.ts';
 
@@ -62,7 +63,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   await rail.start(catalogue.products, (error, delayMs) =>
     log.warn({ err: describeError(error), retryInMs: delayMs }, 'payment facilitator unavailable; paid routes answer 503 until it is'),
   );
-  const telemetry = new Telemetry(store, log);
+  const telemetry = new Telemetry(store, log, config.selfTestWallets);
   telemetry.start(config.telemetryFlushMs);
   const reconciler = new Reconciler(store, options.chainFor ?? (() => undefined), log, {
     instanceId: config.instanceId,
@@ -95,8 +96,15 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   registerIdentity(app, { store, keys, tokens, log, siteUrl: discovery.siteUrl, baseUrl });
   const proofs = new ProofVerifier(store, tokens, new URL(baseUrl).host);
   const freeTier = new FreeTierDoor(store, catalogue, options.offers.map((o) => o.network));
-  registerMcp(app, { catalogue, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
-  registerPaidRoutes(app, { catalogue, rail, gate, freeTier, proofs, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
+  registerObservatory(app, {
+    store,
+    telemetry,
+    report: { serviceName: config.serviceName, wallet: options.offers[0]?.payTo ?? '', network: options.offers[0]?.network ?? '' },
+    reportPath: config.reportPath,
+    adminToken: config.adminToken,
+  });
+  registerMcp(app, { catalogue, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
+  registerPaidRoutes(app, { catalogue, rail, gate, freeTier, proofs, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
 
   app.notFound((c) => {
     // A known path asked with a method it does not serve is a 405, not a 404.

@@ -45,6 +45,14 @@ const EnvSchema = z.object({
   /** Names this process in the shared store; a fresh random id per start by default. */
   INSTANCE_ID: z.string().min(1).max(100).optional(),
   IDENTITY_KEY_ROTATION_DAYS: z.coerce.number().positive().default(90),
+  /** A header set by the operator's own proxy carrying the client address (e.g. x-forwarded-for). */
+  TRUSTED_PROXY_HEADER: z.string().toLowerCase().optional(),
+  /** The operator's own paying wallets: their calls are self-tests, counted apart. Comma-separated. */
+  SELF_TEST_WALLETS: z.string().default(''),
+  /** Where the public telemetry report is served. */
+  OBSERVATORY_REPORT_PATH: z.string().startsWith('/').default('/observatory/report.json'),
+  /** Bearer secret for /metrics and the operator API; without it they answer 404. */
+  ADMIN_TOKEN: z.string().min(16).optional(),
   TELEMETRY_FLUSH_MS: z.coerce.number().int().positive().default(2_000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
   /** An instance silent for this long is dead: the reconciler takes over its unfinished payments. */
@@ -76,6 +84,10 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   instanceId: string;
   telemetryFlushMs: number;
+  trustedProxyHeader?: string;
+  selfTestWallets: Set<string>;
+  reportPath: string;
+  adminToken?: string;
   keyRotationMs: number;
   reconcileIntervalMs: number;
   ownerTimeoutMs: number;
@@ -121,6 +133,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
     telemetryFlushMs: e.TELEMETRY_FLUSH_MS,
+    trustedProxyHeader: e.TRUSTED_PROXY_HEADER,
+    selfTestWallets: new Set(e.SELF_TEST_WALLETS.split(',').map((w) => w.trim().toLowerCase()).filter(Boolean)),
+    reportPath: e.OBSERVATORY_REPORT_PATH,
+    adminToken: e.ADMIN_TOKEN,
     keyRotationMs: e.IDENTITY_KEY_ROTATION_DAYS * 24 * 3600_000,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     ownerTimeoutMs: e.OWNER_TIMEOUT_MS,

@@ -25,6 +25,7 @@ const REDACT_PATHS = [
   'access_token',
   'databaseUrl',
   'facilitatorKey',
+  'adminToken',
   '*.facilitatorKey',
 ];
 

@@ -1,5 +1,6 @@
 import { loadConfig } from './config.ts';
 import { runPayCommand } from './client/pay-command.ts';
+import { runResearchCommand } from './client/research-command.ts';
 import { createLogger } from './log.ts';
 import { startService } from './runtime.ts';
 
@@ -8,6 +9,7 @@ const HELP = `percall: pay-per-call HTTP API and MCP server for machines (x402, 
 usage:
   percall start                         run the service (dev chain + local facilitator by default)
   percall pay [METHOD] URL [--json BODY] pay a route with the official x402 client and print the result
+  percall research register|evaluate|abandon|list   the operator's research log (needs ADMIN_TOKEN)
 
 Configuration is read from the environment; see README.md.`;
 
@@ -53,6 +55,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       return undefined;
     case 'pay':
       return runPayCommand(rest);
+    case 'research':
+      return runResearchCommand(rest);
     case 'help':
     case '--help':
     case '-h':

@@ -6,6 +6,7 @@ import { ProductInputError, type AvailableProduct, type Product } from '../catal
 import { endpointKey, type PaymentGate } from '../payments/gate.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import type { Store } from '../store/types.ts';
+import { originOf } from '../telemetry/geo.ts';
 import type { ProofVerifier } from '../identity/proof-request.ts';
 import { encodeQuote, type EncodedQuote, type X402Rail } from '../payments/x402-rail.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
@@ -20,6 +21,8 @@ export interface PaidRouteDeps {
   gate: PaymentGate;
   freeTier: FreeTierDoor;
   proofs: ProofVerifier;
+  /** Header carrying the client address, set by the operator's proxy; the socket address otherwise. */
+  trustedProxyHeader?: string;
   store: Store;
   telemetry: Telemetry;
   log: Logger;
@@ -76,7 +79,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   if (!paymentHeader) {
     const proof = c.req.header(SIGN_IN_WITH_X);
     if (product.freeTier && proof && methodMatches && method !== 'HEAD') return freeCall(c, product, input!, proof, resourceUrl, origin, quote, deps);
-    deps.telemetry.challenge(endpoint);
+    deps.telemetry.challenge(endpoint, originOf(c, deps.trustedProxyHeader));
     // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
     const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;
     return paymentRequired(quote(inputError));
@@ -97,7 +100,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     return problemResponse(c, problem);
   }
 
-  const result = await deps.gate.execute({ product, surface: 'http', payload, input: input!.value });
+  const result = await deps.gate.execute({ product, surface: 'http', payload, input: input!.value, origin: originOf(c, deps.trustedProxyHeader) });
   switch (result.status) {
     case 'served':
       return new Response(JSON.stringify(result.output), {

@@ -10,7 +10,8 @@ import { describeError, type Logger } from '../log.ts';
 import { endpointKey, type PaymentGate } from '../payments/gate.ts';
 import type { X402Rail } from '../payments/x402-rail.ts';
 import type { Store } from '../store/types.ts';
-import type { Telemetry } from '../telemetry/counters.ts';
+import type { Origin, Telemetry } from '../telemetry/counters.ts';
+import { originOf } from '../telemetry/geo.ts';
 import { searchTools, SEARCH_TOOLS } from './search-tools.ts';
 import { FREE_TIER_META, MCP_MANIFEST_VERSION, PAYMENT_META, PAYMENT_RESPONSE_META, paidTools, toolDefinition } from './tools.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
@@ -21,6 +22,7 @@ export interface McpDeps {
   freeTier: FreeTierDoor;
   /** Origin used in wallet-proof challenges; the request's origin when undefined. */
   publicBaseUrl?: string;
+  trustedProxyHeader?: string;
   rail: X402Rail;
   gate: PaymentGate;
   store: Store;
@@ -40,7 +42,7 @@ export function registerMcp(app: Hono, deps: McpDeps): void {
   app.all('/mcp', async (c) => {
     const categories = parseCategories(c.req.query('categories'));
     const origin = new URL(deps.publicBaseUrl ?? new URL(c.req.url).origin);
-    const server = buildServer(deps, categories, origin);
+    const server = buildServer(deps, categories, origin, originOf(c, deps.trustedProxyHeader));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -56,7 +58,7 @@ function parseCategories(raw: string | undefined): Set<string> | undefined {
   return list && list.length > 0 ? new Set(list) : undefined;
 }
 
-function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin: URL): Server {
+function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin: URL, client: Origin): Server {
   const server = new Server(
     { name: deps.serviceName, version: MCP_MANIFEST_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: 'Paid tools take x402 payments in _meta["x402/payment"]; search_tools finds tools by need.' },
@@ -70,12 +72,19 @@ function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin:
     if (name === SEARCH_TOOLS.name) return searchTools(deps.catalogue, args);
     const product = tools.find((p) => p.mcp!.tool === name);
     if (!product) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}`);
-    return callPaidTool(deps, product, args, meta ?? {}, origin);
+    return callPaidTool(deps, product, args, meta ?? {}, origin, client);
   });
   return server;
 }
 
-async function callPaidTool(deps: McpDeps, product: AvailableProduct, args: unknown, meta: Record<string, unknown>, origin: URL): Promise<CallToolResult> {
+async function callPaidTool(
+  deps: McpDeps,
+  product: AvailableProduct,
+  args: unknown,
+  meta: Record<string, unknown>,
+  origin: URL,
+  client: Origin,
+): Promise<CallToolResult> {
   const payment = meta[PAYMENT_META];
   const tool = product.mcp!.tool;
   const input = validate(product.input, args);
@@ -104,7 +113,7 @@ async function callPaidTool(deps: McpDeps, product: AvailableProduct, args: unkn
         _meta: { [FREE_TIER_META]: { wallet: free.wallet, ...(free.remaining !== undefined ? { remaining_today: free.remaining } : {}) } },
       };
     }
-    deps.telemetry.challenge(endpointKey(product, 'mcp'));
+    deps.telemetry.challenge(endpointKey(product, 'mcp'), client);
     return paymentRequired(quote('payment_required'));
   }
   if (!isPaymentPayload(payment)) {
@@ -112,7 +121,7 @@ async function callPaidTool(deps: McpDeps, product: AvailableProduct, args: unkn
     return paymentRequired(quote('invalid_payment_payload'));
   }
 
-  const result = await deps.gate.execute({ product, surface: 'mcp', payload: payment, input: input.value });
+  const result = await deps.gate.execute({ product, surface: 'mcp', payload: payment, input: input.value, origin: client });
   switch (result.status) {
     case 'served':
       return {

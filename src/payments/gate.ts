@@ -6,7 +6,7 @@ import type { AvailableProduct, Surface } from '../catalogue/types.ts';
 import { describeError, type Logger } from '../log.ts';
 import { StoreUnavailableError } from '../store/sql-store.ts';
 import type { LedgerEntry, PaymentReservation, Store } from '../store/types.ts';
-import type { Telemetry } from '../telemetry/counters.ts';
+import type { Origin, Telemetry } from '../telemetry/counters.ts';
 import { publicReason, type FailureCategory, type PaymentFailure } from './failures.ts';
 import { paymentKey } from './payment-key.ts';
 import type { Reconciler } from './reconciler.ts';
@@ -18,6 +18,8 @@ export interface PaidCall {
   payload: PaymentPayload;
   /** Already validated against the product's input schema. */
   input: unknown;
+  /** Where the call came from, for telemetry. */
+  origin?: Origin;
 }
 
 export type GateResult =
@@ -72,7 +74,7 @@ export class PaymentGate {
     });
     const endpoint = endpointKey(call.product, call.surface);
     if (result.status === 'served') {
-      this.deps.telemetry.paid(endpoint, result.settlement.amount ?? call.payload.accepted.amount, result.settlement.payer ?? 'unknown');
+      this.deps.telemetry.paid(endpoint, result.settlement.amount ?? call.payload.accepted.amount, result.settlement.payer ?? 'unknown', call.origin);
     } else if (result.status === 'payment_failed') {
       const { category, reason, network } = result.failure;
       this.deps.telemetry.failure(endpoint, category, reason, network);

@@ -79,6 +79,21 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         route text NOT NULL,
         expires_at timestamptz NOT NULL
       );
+      CREATE TABLE hypotheses (
+        id bigserial PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        hypothesis text NOT NULL,
+        public_claim text NOT NULL,
+        observation text NOT NULL,
+        opportunity text,
+        target text NOT NULL,
+        status text NOT NULL CHECK (status IN ('registered', 'evaluated', 'abandoned')),
+        verdict text,
+        measured_value text,
+        horizon_days integer NOT NULL,
+        lens text NOT NULL,
+        closed_at timestamptz
+      );
       CREATE TABLE telemetry_counters (
         metric text NOT NULL,
         dimension text NOT NULL,

@@ -2,7 +2,9 @@ import type { Surface } from '../catalogue/types.ts';
 import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
 import type {
   CounterDelta,
+  Hypothesis,
   LedgerEntry,
+  NewHypothesis,
   PaymentReservation,
   PaymentState,
   ReserveResult,
@@ -310,6 +312,40 @@ export class SqlStore implements Store {
     return rows.length === 1;
   }
 
+  async addHypothesis(h: NewHypothesis): Promise<Hypothesis> {
+    const [row] = await this.run<HypothesisRow>(
+      `INSERT INTO hypotheses (hypothesis, public_claim, observation, opportunity, target, status, horizon_days, lens)
+       VALUES ($1, $2, $3, $4, $5, 'registered', $6, $7) RETURNING ${HYPOTHESIS_COLUMNS}`,
+      [h.hypothesis, h.publicClaim, h.observation, h.opportunity, h.target, h.horizonDays, h.lens],
+    );
+    return toHypothesis(row!);
+  }
+
+  async closeHypothesis(
+    id: number,
+    status: 'evaluated' | 'abandoned',
+    result: { verdict: string | null; measuredValue: string | null },
+  ): Promise<Hypothesis | { conflict: Hypothesis['status'] } | undefined> {
+    const [updated] = await this.run<HypothesisRow>(
+      `UPDATE hypotheses SET status = $2, verdict = $3, measured_value = $4, closed_at = now()
+       WHERE id = $1 AND status = 'registered' RETURNING ${HYPOTHESIS_COLUMNS}`,
+      [id, status, result.verdict, result.measuredValue],
+    );
+    if (updated) return toHypothesis(updated);
+    const [existing] = await this.run<{ status: Hypothesis['status'] }>(`SELECT status FROM hypotheses WHERE id = $1`, [id]);
+    return existing ? { conflict: existing.status } : undefined;
+  }
+
+  async hypotheses(closedLimit: number): Promise<{ open: Hypothesis[]; closed: Hypothesis[]; openTotal: number; closedTotal: number }> {
+    const open = await this.run<HypothesisRow>(`SELECT ${HYPOTHESIS_COLUMNS} FROM hypotheses WHERE status = 'registered' ORDER BY id`);
+    const closed = await this.run<HypothesisRow>(
+      `SELECT ${HYPOTHESIS_COLUMNS} FROM hypotheses WHERE status <> 'registered' ORDER BY closed_at DESC, id DESC LIMIT $1`,
+      [closedLimit],
+    );
+    const [count] = await this.run<{ n: string }>(`SELECT count(*)::text AS n FROM hypotheses WHERE status <> 'registered'`);
+    return { open: open.map(toHypothesis), closed: closed.map(toHypothesis), openTotal: open.length, closedTotal: Number(count?.n ?? 0) };
+  }
+
   async addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void> {
     if (deltas.length === 0 && payers.length === 0) return;
     try {
@@ -346,6 +382,40 @@ export class SqlStore implements Store {
   close(): Promise<void> {
     return this.db.close();
   }
+}
+
+const HYPOTHESIS_COLUMNS = `id, created_at, hypothesis, public_claim, observation, opportunity, target, status, verdict, measured_value, horizon_days, lens`;
+
+interface HypothesisRow {
+  id: string | number;
+  created_at: Date | string;
+  hypothesis: string;
+  public_claim: string;
+  observation: string;
+  opportunity: string | null;
+  target: string;
+  status: Hypothesis['status'];
+  verdict: string | null;
+  measured_value: string | null;
+  horizon_days: number;
+  lens: string;
+}
+
+function toHypothesis(r: HypothesisRow): Hypothesis {
+  return {
+    id: Number(r.id),
+    createdAt: new Date(r.created_at),
+    hypothesis: r.hypothesis,
+    publicClaim: r.public_claim,
+    observation: r.observation,
+    opportunity: r.opportunity,
+    target: r.target,
+    status: r.status,
+    verdict: r.verdict,
+    measuredValue: r.measured_value,
+    horizonDays: Number(r.horizon_days),
+    lens: r.lens,
+  };
 }
 
 function toLedgerEntry(r: LedgerRow): LedgerEntry {

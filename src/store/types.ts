@@ -63,6 +63,24 @@ export interface StoredSigningKey {
   retiredAt?: Date;
 }
 
+export interface NewHypothesis {
+  hypothesis: string;
+  publicClaim: string;
+  observation: string;
+  opportunity: string | null;
+  target: string;
+  horizonDays: number;
+  lens: string;
+}
+
+export interface Hypothesis extends NewHypothesis {
+  id: number;
+  createdAt: Date;
+  status: 'registered' | 'evaluated' | 'abandoned';
+  verdict: string | null;
+  measuredValue: string | null;
+}
+
 /** A counter increment; counters add up across instances. */
 export interface CounterDelta {
   metric: string;
@@ -143,6 +161,15 @@ export interface Store {
   proofNonceOpen(nonce: string, route: string): Promise<boolean>;
   /** Takes an issued, unexpired nonce for the route; exactly one caller ever gets true. */
   consumeProofNonce(nonce: string, route: string): Promise<boolean>;
+
+  addHypothesis(h: NewHypothesis): Promise<Hypothesis>;
+  /**
+   * Closes a registered hypothesis as `evaluated` or `abandoned`; undefined when there is no such
+   * hypothesis, `{ conflict }` when it is not `registered` any more (the only legal transitions).
+   */
+  closeHypothesis(id: number, status: 'evaluated' | 'abandoned', result: { verdict: string | null; measuredValue: string | null }): Promise<Hypothesis | { conflict: Hypothesis['status'] } | undefined>;
+  /** Open ones (all) and the most recently closed (`closedLimit`), with totals. */
+  hypotheses(closedLimit: number): Promise<{ open: Hypothesis[]; closed: Hypothesis[]; openTotal: number; closedTotal: number }>;
 
   /** Adds buffered counter deltas and payers seen, in one transaction. */
   addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void>;

@@ -10,7 +10,18 @@ export const METRICS = {
   failureReasons: 'payment_failure_reasons',
   failureDetails: 'payment_failure_details',
   failureNetworks: 'payment_failure_networks',
+  selfTestCalls: 'self_test_calls',
+  selfTestRevenueAtomic: 'self_test_revenue_atomic',
+  countries: 'countries',
+  challengesByHour: 'challenges_by_hour',
+  paidCallsByHour: 'paid_calls_by_hour',
+  revenueByHour: 'revenue_atomic_by_hour',
 } as const;
+
+/** Where a counted request came from: its country (ISO code or `unknown`). */
+export interface Origin {
+  country: string;
+}
 
 /** Dimension holding the all-endpoints total of a per-endpoint metric. */
 export const TOTAL = '*';
@@ -29,6 +40,9 @@ export class Telemetry {
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
+    /** Payers whose calls are the operator's own self-tests: counted apart, never revenue or payers. */
+    private readonly selfTestWallets: ReadonlySet<string> = new Set(),
+    private readonly clock: () => Date = () => new Date(),
   ) {}
 
   start(intervalMs: number): void {
@@ -36,14 +50,33 @@ export class Telemetry {
     this.timer.unref();
   }
 
-  challenge(endpoint: string): void {
+  challenge(endpoint: string, origin?: Origin): void {
     this.add(METRICS.challenges, endpoint);
+    this.bump(METRICS.challengesByHour, this.hour(), 1);
+    this.country(origin);
   }
 
-  paid(endpoint: string, amountAtomic: string, payer: string): void {
+  paid(endpoint: string, amountAtomic: string, payer: string, origin?: Origin): void {
+    this.country(origin);
+    if (this.selfTestWallets.has(payer.toLowerCase())) {
+      this.add(METRICS.selfTestCalls, endpoint);
+      this.bump(METRICS.selfTestRevenueAtomic, TOTAL, Number(amountAtomic));
+      return;
+    }
     this.add(METRICS.paidCalls, endpoint);
     this.add(METRICS.revenueAtomic, endpoint, Number(amountAtomic));
+    this.bump(METRICS.paidCallsByHour, this.hour(), 1);
+    this.bump(METRICS.revenueByHour, this.hour(), Number(amountAtomic));
     this.payers.add(payer);
+  }
+
+  private country(origin: Origin | undefined): void {
+    this.bump(METRICS.countries, origin?.country ?? 'unknown', 1);
+  }
+
+  /** UTC hour bucket, e.g. `2026-11-21T23`, for the time series the dashboard draws. */
+  private hour(): string {
+    return this.clock().toISOString().slice(0, 13);
   }
 
   failure(endpoint: string, category: string, reason: string, network: string | undefined): void {

@@ -1,0 +1,113 @@
+import { atomicToUsdNumber } from '../money.ts';
+import type { Store, TelemetrySnapshot } from '../store/types.ts';
+import { METRICS, TOTAL } from './counters.ts';
+
+export interface KeyCount {
+  key: string;
+  count: number;
+}
+
+/** The public telemetry report, with exactly the fields of the service description. */
+export interface ObservatoryReport {
+  service: string;
+  observatory: string;
+  wallet: string;
+  network: string;
+  note: string;
+  observing_since: string;
+  updated_at: string;
+  totals: { challenges: number; paid_calls: number; payment_failures: number; revenue_usdc: number; unique_payers: number };
+  payment_failure_reasons: KeyCount[];
+  payment_failure_networks: KeyCount[];
+  self_test: { calls: number; usdc: number };
+  endpoints: { endpoint: string; challenges: number; paid_calls: number; revenue_usdc: number; self_test_calls: number; payment_failures: number }[];
+  geo: { countries: KeyCount[] };
+}
+
+export interface ReportContext {
+  serviceName: string;
+  wallet: string;
+  network: string;
+}
+
+const NOTE =
+  'Counts of this service, all instances together. A challenge is an unpaid request answered with 402 payment terms; a paid call is one whose payment settled on chain. Self-test calls (paid by the operator\'s own wallets) are counted apart and are not revenue or payers. Figures lag by the telemetry flush interval.';
+
+export function buildReport(snapshot: TelemetrySnapshot, ctx: ReportContext, now = new Date()): ObservatoryReport {
+  const c = (metric: string) => snapshot.counters[metric] ?? {};
+  const total = (metric: string) => c(metric)[TOTAL] ?? 0;
+  const endpoints = new Set(
+    [METRICS.challenges, METRICS.paidCalls, METRICS.selfTestCalls, METRICS.failures].flatMap((m) => Object.keys(c(m))).filter((e) => e !== TOTAL),
+  );
+  return {
+    service: ctx.serviceName,
+    observatory: `${ctx.serviceName} observatory`,
+    wallet: ctx.wallet,
+    network: ctx.network,
+    note: NOTE,
+    observing_since: (snapshot.observingSince ?? now).toISOString(),
+    updated_at: now.toISOString(),
+    totals: {
+      challenges: total(METRICS.challenges),
+      paid_calls: total(METRICS.paidCalls),
+      payment_failures: total(METRICS.failures),
+      revenue_usdc: atomicToUsdNumber(BigInt(total(METRICS.revenueAtomic))),
+      unique_payers: snapshot.uniquePayers,
+    },
+    payment_failure_reasons: keyCounts(c(METRICS.failureReasons)),
+    payment_failure_networks: keyCounts(c(METRICS.failureNetworks)),
+    self_test: { calls: total(METRICS.selfTestCalls), usdc: atomicToUsdNumber(BigInt(total(METRICS.selfTestRevenueAtomic))) },
+    endpoints: [...endpoints].sort().map((endpoint) => ({
+      endpoint,
+      challenges: c(METRICS.challenges)[endpoint] ?? 0,
+      paid_calls: c(METRICS.paidCalls)[endpoint] ?? 0,
+      revenue_usdc: atomicToUsdNumber(BigInt(c(METRICS.revenueAtomic)[endpoint] ?? 0)),
+      self_test_calls: c(METRICS.selfTestCalls)[endpoint] ?? 0,
+      payment_failures: c(METRICS.failures)[endpoint] ?? 0,
+    })),
+    geo: { countries: keyCounts(c(METRICS.countries)) },
+  };
+}
+
+/** Hourly series for the dashboard, oldest first (a separate document: the report's fields are fixed). */
+export function buildSeries(snapshot: TelemetrySnapshot): { hours: { hour: string; challenges: number; paid_calls: number; revenue_usdc: number }[]; failure_details: KeyCount[] } {
+  const c = (metric: string) => snapshot.counters[metric] ?? {};
+  const hours = new Set([...Object.keys(c(METRICS.challengesByHour)), ...Object.keys(c(METRICS.paidCallsByHour))]);
+  return {
+    hours: [...hours].sort().map((hour) => ({
+      hour,
+      challenges: c(METRICS.challengesByHour)[hour] ?? 0,
+      paid_calls: c(METRICS.paidCallsByHour)[hour] ?? 0,
+      revenue_usdc: atomicToUsdNumber(BigInt(c(METRICS.revenueByHour)[hour] ?? 0)),
+    })),
+    failure_details: keyCounts(c(METRICS.failureDetails)),
+  };
+}
+
+function keyCounts(counts: Record<string, number>): KeyCount[] {
+  return Object.entries(counts)
+    .map(([key, count]) => ({ key, count }))
+    .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1));
+}
+
+/** Reads the snapshot at most once per `maxAgeMs`: the report is public and must not load the store. */
+export class SnapshotCache {
+  private cached: { at: number; snapshot: Promise<TelemetrySnapshot> } | undefined;
+  constructor(
+    private readonly store: Store,
+    private readonly maxAgeMs: number,
+  ) {}
+
+  get(): Promise<TelemetrySnapshot> {
+    if (!this.cached || Date.now() - this.cached.at > this.maxAgeMs) {
+      const snapshot = this.store.telemetry();
+      this.cached = { at: Date.now(), snapshot };
+      snapshot.catch(() => (this.cached = undefined));
+    }
+    return this.cached.snapshot;
+  }
+
+  invalidate(): void {
+    this.cached = undefined;
+  }
+}
