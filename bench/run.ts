@@ -210,6 +210,31 @@ async function measurePaidMcp(mcpUrl: string, chain: DevChain): Promise<PaidFigu
   return { paidPerSecond: payloads.length / seconds, paidP50: percentile(latencies, 50), paidP99: percentile(latencies, 99) };
 }
 
+/** 402 challenges with counting on and off, alternated, best of each kept. */
+async function benchTelemetryCost(chain: DevChain): Promise<{ on: Figures; off: Figures }> {
+  const run = async (telemetry: 'on' | 'off') => {
+    const port = await freePort();
+    const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
+    const child = startChild(['bin/percall.js', 'start'], { PORT: String(port), PERCALL_DATA_DIR: dataDir, DEV_RPC_URL: chain.rpcUrl, LOG_LEVEL: 'warn', TELEMETRY: telemetry });
+    try {
+      const url = `http://127.0.0.1:${port}${PATH}`;
+      await waitFor402(url, child);
+      return { ...(await measureChallenges(url)), paidPerSecond: 0, paidP50: 0, paidP99: 0 };
+    } finally {
+      await stopChild(child);
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  };
+  let on: Figures | undefined;
+  let off: Figures | undefined;
+  // This machine's throughput drifts between runs: alternate three times, keep each side's best.
+  for (let round = 0; round < 3; round++) {
+    on = best(on, await run('on'));
+    off = best(off, await run('off'));
+  }
+  return { on: on!, off: off! };
+}
+
 /** Paid HTTP calls and paid MCP tool calls of the same product on one embedded instance. */
 async function benchMcp(chain: DevChain): Promise<{ http: PaidFigures; mcp: PaidFigures }> {
   const port = await freePort();
@@ -285,6 +310,12 @@ try {
   console.log(
     `ratio percall/reference: challenges ${(percall.challengesPerSecond / reference.challengesPerSecond).toFixed(2)}x, paid calls ${(percall.paidPerSecond / reference.paidPerSecond).toFixed(2)}x`,
   );
+  const counting = await benchTelemetryCost(chain);
+  console.log('');
+  console.log('(e) the cost of counting: 402 challenges with telemetry on and off');
+  console.log(`telemetry on   ${counting.on.challengesPerSecond.toFixed(0).padStart(8)} req/s  p50 ${counting.on.challengeP50.toFixed(1)} ms  p99 ${counting.on.challengeP99.toFixed(1)} ms`);
+  console.log(`telemetry off  ${counting.off.challengesPerSecond.toFixed(0).padStart(8)} req/s  p50 ${counting.off.challengeP50.toFixed(1)} ms  p99 ${counting.off.challengeP99.toFixed(1)} ms`);
+  console.log(`difference: ${((1 - counting.on.challengesPerSecond / counting.off.challengesPerSecond) * 100).toFixed(1)}% (target: under 5%)`);
   const mcp = await benchMcp(chain);
   console.log('');
   console.log('(d) the same product, paid over HTTP and as an MCP tool (one instance)');

@@ -63,7 +63,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   await rail.start(catalogue.products, (error, delayMs) =>
     log.warn({ err: describeError(error), retryInMs: delayMs }, 'payment facilitator unavailable; paid routes answer 503 until it is'),
   );
-  const telemetry = new Telemetry(store, log, config.selfTestWallets);
+  const telemetry = new Telemetry(store, log, config.selfTestWallets, undefined, config.telemetryEnabled);
   telemetry.start(config.telemetryFlushMs);
   const reconciler = new Reconciler(store, options.chainFor ?? (() => undefined), log, {
     instanceId: config.instanceId,

@@ -53,6 +53,8 @@ const EnvSchema = z.object({
   OBSERVATORY_REPORT_PATH: z.string().startsWith('/').default('/observatory/report.json'),
   /** Bearer secret for /metrics and the operator API; without it they answer 404. */
   ADMIN_TOKEN: z.string().min(16).optional(),
+  /** `off` stops counting (the observatory then reports nothing new); for measuring its cost. */
+  TELEMETRY: z.enum(['on', 'off']).default('on'),
   TELEMETRY_FLUSH_MS: z.coerce.number().int().positive().default(2_000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
   /** An instance silent for this long is dead: the reconciler takes over its unfinished payments. */
@@ -84,6 +86,7 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   instanceId: string;
   telemetryFlushMs: number;
+  telemetryEnabled: boolean;
   trustedProxyHeader?: string;
   selfTestWallets: Set<string>;
   reportPath: string;
@@ -133,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     instanceId: e.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
     telemetryFlushMs: e.TELEMETRY_FLUSH_MS,
+    telemetryEnabled: e.TELEMETRY === 'on',
     trustedProxyHeader: e.TRUSTED_PROXY_HEADER,
     selfTestWallets: new Set(e.SELF_TEST_WALLETS.split(',').map((w) => w.trim().toLowerCase()).filter(Boolean)),
     reportPath: e.OBSERVATORY_REPORT_PATH,

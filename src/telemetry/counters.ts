@@ -32,7 +32,8 @@ export const TOTAL = '*';
  * totals of several instances sum up in the shared store.
  */
 export class Telemetry {
-  private pending = new Map<string, CounterDelta>();
+  /** metric → dimension → accumulated delta (nested maps: no key strings built per request). */
+  private pending = new Map<string, Map<string, number>>();
   private payers = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -43,6 +44,7 @@ export class Telemetry {
     /** Payers whose calls are the operator's own self-tests: counted apart, never revenue or payers. */
     private readonly selfTestWallets: ReadonlySet<string> = new Set(),
     private readonly clock: () => Date = () => new Date(),
+    private readonly enabled = true,
   ) {}
 
   start(intervalMs: number): void {
@@ -51,12 +53,14 @@ export class Telemetry {
   }
 
   challenge(endpoint: string, origin?: Origin): void {
+    if (!this.enabled) return;
     this.add(METRICS.challenges, endpoint);
     this.bump(METRICS.challengesByHour, this.hour(), 1);
     this.country(origin);
   }
 
   paid(endpoint: string, amountAtomic: string, payer: string, origin?: Origin): void {
+    if (!this.enabled) return;
     this.country(origin);
     if (this.selfTestWallets.has(payer.toLowerCase())) {
       this.add(METRICS.selfTestCalls, endpoint);
@@ -74,12 +78,21 @@ export class Telemetry {
     this.bump(METRICS.countries, origin?.country ?? 'unknown', 1);
   }
 
-  /** UTC hour bucket, e.g. `2026-11-21T23`, for the time series the dashboard draws. */
+  private hourLabel = '';
+  private hourEndsAt = 0;
+
+  /** UTC hour bucket, e.g. `2026-11-21T23`, for the time series the dashboard draws (recomputed hourly). */
   private hour(): string {
-    return this.clock().toISOString().slice(0, 13);
+    const now = this.clock();
+    if (now.getTime() >= this.hourEndsAt || now.getTime() < this.hourEndsAt - 3600_000) {
+      this.hourLabel = now.toISOString().slice(0, 13);
+      this.hourEndsAt = Math.floor(now.getTime() / 3600_000) * 3600_000 + 3600_000;
+    }
+    return this.hourLabel;
   }
 
   failure(endpoint: string, category: string, reason: string, network: string | undefined): void {
+    if (!this.enabled) return;
     this.add(METRICS.failures, endpoint);
     this.add(METRICS.failureReasons, category, 1, false);
     this.add(METRICS.failureDetails, reason, 1, false);
@@ -90,7 +103,8 @@ export class Telemetry {
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       if (this.pending.size === 0 && this.payers.size === 0) return;
-      const deltas = [...this.pending.values()];
+      const deltas: CounterDelta[] = [];
+      for (const [metric, dimensions] of this.pending) for (const [dimension, value] of dimensions) deltas.push({ metric, dimension, value });
       const payers = [...this.payers];
       this.pending = new Map();
       this.payers = new Set();
@@ -116,9 +130,8 @@ export class Telemetry {
   }
 
   private bump(metric: string, dimension: string, value: number): void {
-    const key = `${metric}\u0000${dimension}`;
-    const entry = this.pending.get(key);
-    if (entry) entry.value += value;
-    else this.pending.set(key, { metric, dimension, value });
+    let dimensions = this.pending.get(metric);
+    if (!dimensions) this.pending.set(metric, (dimensions = new Map()));
+    dimensions.set(dimension, (dimensions.get(dimension) ?? 0) + value);
   }
 }

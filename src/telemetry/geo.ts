@@ -12,10 +12,20 @@ let lookup: Lookup | undefined;
  * (loaded once, on first use). Private, reserved and unknown addresses are `unknown`.
  */
 export function countryOf(ip: string | undefined): string {
-  if (!ip || isIP(ip) === 0) return 'unknown';
-  lookup ??= (createRequire(import.meta.url)('geoip-country') as { lookup: Lookup }).lookup;
-  return lookup(ip)?.country ?? 'unknown';
+  if (!ip) return 'unknown';
+  let country = recent.get(ip);
+  if (country === undefined) {
+    lookup ??= (createRequire(import.meta.url)('geoip-country') as { lookup: Lookup }).lookup;
+    country = isIP(ip) === 0 ? 'unknown' : (lookup(ip)?.country ?? 'unknown');
+    // Clients call repeatedly: remember recent answers, within a bound.
+    if (recent.size >= RECENT_MAX) recent.clear();
+    recent.set(ip, country);
+  }
+  return country;
 }
+
+const RECENT_MAX = 10_000;
+const recent = new Map<string, string>();
 
 /**
  * The client's address: the socket peer, or, only when the operator names a trusted proxy header
