@@ -7,6 +7,7 @@ import type { Product } from './catalogue/types.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryContext } from './discovery/context.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
+import { registerOrderRoutes } from './http/order-routes.ts';
 import { registerPaidRoutes } from './http/paid-routes.ts';
 import { registerMcp } from './mcp/server.ts';
 import { KeyRing } from './identity/keys.ts';
@@ -104,7 +105,9 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     adminToken: config.adminToken,
   });
   registerMcp(app, { catalogue, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
-  registerPaidRoutes(app, { catalogue, rail, gate, freeTier, proofs, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl });
+  const paidRouteDeps = { catalogue, rail, gate, freeTier, proofs, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl };
+  registerPaidRoutes(app, paidRouteDeps);
+  registerOrderRoutes(app, paidRouteDeps);
 
   app.notFound((c) => {
     // A known path asked with a method it does not serve is a 405, not a 404.

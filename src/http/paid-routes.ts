@@ -3,7 +3,7 @@ import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
 import { ProductInputError, type AvailableProduct, type Product } from '../catalogue/types.ts';
-import { endpointKey, type PaymentGate } from '../payments/gate.ts';
+import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import type { Store } from '../store/types.ts';
 import { originOf } from '../telemetry/geo.ts';
@@ -101,6 +101,11 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   }
 
   const result = await deps.gate.execute({ product, surface: 'http', payload, input: input!.value, origin: originOf(c, deps.trustedProxyHeader) });
+  return gateResponse(c, product, result, quote, deps.log);
+}
+
+/** The HTTP answer to what the gate did: 200 with PAYMENT-RESPONSE, 402 with the reason, or a problem. */
+export function gateResponse(c: Context, product: Product, result: GateResult, quote: (error?: string) => EncodedQuote, log: Logger): Response {
   switch (result.status) {
     case 'served':
       return new Response(JSON.stringify(result.output), {
@@ -114,7 +119,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     case 'payment_failed':
       return paymentRequired(quote(result.failure.reason), result.settlement);
     case 'product_failed':
-      return productFailure(c, product, result.error, deps.log);
+      return productFailure(c, product, result.error, log);
     case 'unavailable':
       return problemResponse(c, problems.serviceUnavailable(result.detail), { 'retry-after': '5' });
     case 'pending':
@@ -176,7 +181,7 @@ async function proofGate(c: Context, product: Product, body: RawBody | undefined
 }
 
 /** 402 with the quote in the PAYMENT-REQUIRED header and, identical, as the JSON body. */
-function paymentRequired(quote: EncodedQuote, settlement?: SettleResponse): Response {
+export function paymentRequired(quote: EncodedQuote, settlement?: SettleResponse): Response {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'cache-control': 'no-store',

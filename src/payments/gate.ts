@@ -20,6 +20,8 @@ export interface PaidCall {
   input: unknown;
   /** Where the call came from, for telemetry. */
   origin?: Origin;
+  /** Telemetry key when the call came through another door than the product's own (e.g. an order). */
+  endpoint?: string;
 }
 
 export type GateResult =
@@ -72,7 +74,7 @@ export class PaymentGate {
       }
       throw error;
     });
-    const endpoint = endpointKey(call.product, call.surface);
+    const endpoint = call.endpoint ?? endpointKey(call.product, call.surface);
     if (result.status === 'served') {
       this.deps.telemetry.paid(endpoint, result.settlement.amount ?? call.payload.accepted.amount, result.settlement.payer ?? 'unknown', call.origin);
     } else if (result.status === 'payment_failed') {
