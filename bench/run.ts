@@ -8,7 +8,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -17,6 +16,7 @@ import { createLogger } from '../src/log.ts';
 import { DEV_ROLES } from '../src/devchain/contracts.ts';
 import { paymentHeader, quote, signPayment } from '../test/helpers/payments.ts';
 import { freshDatabase } from '../test/helpers/postgres.ts';
+import { freePort } from '../test/helpers/instances.ts';
 import type { PaymentRequired } from '@x402/core/types';
 
 const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -32,17 +32,6 @@ interface Figures {
   paidPerSecond: number;
   paidP50: number;
   paidP99: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 async function waitFor402(url: string, child: ChildProcess): Promise<void> {

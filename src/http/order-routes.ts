@@ -1,11 +1,9 @@
 import type { Context, Hono } from 'hono';
-import { decodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentPayload } from '@x402/core/types';
 import type { AvailableProduct, Surface } from '../catalogue/types.ts';
 import { originOf } from '../telemetry/geo.ts';
 import { parseJsonBody, readBodyLimited, validate } from './input.ts';
 import { problemResponse, problems } from './problem.ts';
-import { gateResponse, paymentRequired, type PaidRouteDeps } from './paid-routes.ts';
+import { decodePayment, gateResponse, INVALID_PAYMENT_HEADER, paymentRequired, type PaidRouteDeps } from './paid-routes.ts';
 
 /** Paths outside `/api/v1/paid/` that also sell: an order names the product in its body. */
 export const ORDER_PATHS = ['/api/v1/orders', '/api/v1/purchase'] as const;
@@ -45,13 +43,8 @@ async function handleOrder(c: Context, path: string, deps: PaidRouteDeps): Promi
     const inputError = input.ok ? undefined : `invalid_input: ${input.errors.map((e) => `input.${e.field}: ${e.message}`).join('; ')}`;
     return paymentRequired(quote(inputError));
   }
-  let payload: PaymentPayload;
-  try {
-    payload = decodePaymentSignatureHeader(paymentHeader);
-  } catch {
-    deps.telemetry.failure(endpoint, 'payment_processing_error', 'invalid_payment_header', undefined);
-    return paymentRequired(quote('invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload'));
-  }
+  const payload = decodePayment(paymentHeader, endpoint, deps);
+  if (!payload) return paymentRequired(quote(INVALID_PAYMENT_HEADER));
   if (!input.ok) return problemResponse(c, problems.invalidInput(input.errors.map((e) => ({ field: `input.${e.field}`, message: e.message }))));
 
   const result = await deps.gate.execute({ product, surface, payload, input: input.value, origin: originOf(c, deps.trustedProxyHeader), endpoint });

@@ -88,13 +88,8 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
   }
 
-  let payload: PaymentPayload;
-  try {
-    payload = decodePaymentSignatureHeader(paymentHeader);
-  } catch {
-    deps.telemetry.failure(endpoint, 'payment_processing_error', 'invalid_payment_header', undefined);
-    return paymentRequired(quote('invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload'));
-  }
+  const payload = decodePayment(paymentHeader, endpoint, deps);
+  if (!payload) return paymentRequired(quote(INVALID_PAYMENT_HEADER));
   if (!input!.ok) {
     const problem = input!.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input!.errors);
     return problemResponse(c, problem);
@@ -102,6 +97,18 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
 
   const result = await deps.gate.execute({ product, surface: 'http', payload, input: input!.value, origin: originOf(c, deps.trustedProxyHeader) });
   return gateResponse(c, product, result, quote, deps.log);
+}
+
+export const INVALID_PAYMENT_HEADER = 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload';
+
+/** The PaymentPayload of a PAYMENT-SIGNATURE header; an undecodable one is counted as a processing error. */
+export function decodePayment(header: string, endpoint: string, deps: Pick<PaidRouteDeps, 'telemetry'>): PaymentPayload | undefined {
+  try {
+    return decodePaymentSignatureHeader(header);
+  } catch {
+    deps.telemetry.failure(endpoint, 'payment_processing_error', 'invalid_payment_header', undefined);
+    return undefined;
+  }
 }
 
 /** The HTTP answer to what the gate did: 200 with PAYMENT-RESPONSE, 402 with the reason, or a problem. */
