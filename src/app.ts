@@ -17,6 +17,7 @@ import { ProofVerifier } from './identity/proof-request.ts';
 import { problemResponse, problems } from './http/problem.ts';
 import { describeError, type Logger } from './log.ts';
 import { PaymentGate } from './payments/gate.ts';
+import { ProductRunner } from './products/runner.ts';
 import { FreeTierDoor } from './payments/free-tier.ts';
 import { Reconciler } from './payments/reconciler.ts';
 import type { SettlementChain } from './payments/settlement-chain.ts';
@@ -74,7 +75,8 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   });
   // The same tick is the heartbeat: it must come well within the owner timeout.
   await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
-  const gate = new PaymentGate({ catalogue, rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
+  const runner = new ProductRunner(catalogue, config.fetchPolicy);
+  const gate = new PaymentGate({ runner, rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
 
   const app = new Hono();
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
@@ -96,7 +98,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const tokens = new TokenService(keys, store, { issuer: discovery.siteUrl, tokenEndpoint: identityUrls(discovery.siteUrl).token, resource: baseUrl });
   registerIdentity(app, { store, keys, tokens, log, siteUrl: discovery.siteUrl, baseUrl });
   const proofs = new ProofVerifier(store, tokens, new URL(baseUrl).host);
-  const freeTier = new FreeTierDoor(store, catalogue, options.offers.map((o) => o.network));
+  const freeTier = new FreeTierDoor(store, runner, options.offers.map((o) => o.network));
   registerObservatory(app, {
     store,
     telemetry,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { policyFromEnv, type FetchPolicy } from './providers/safe-fetch.ts';
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x + 40 hex characters');
 
@@ -94,6 +95,8 @@ export interface Config {
   keyRotationMs: number;
   reconcileIntervalMs: number;
   ownerTimeoutMs: number;
+  /** How products fetch callers' URLs (loopback only with PERCALL_FETCH_ALLOW_LOOPBACK=1). */
+  fetchPolicy: FetchPolicy;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyRotationMs: e.IDENTITY_KEY_ROTATION_DAYS * 24 * 3600_000,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     ownerTimeoutMs: e.OWNER_TIMEOUT_MS,
+    fetchPolicy: policyFromEnv(env),
   };
   if (config.mode === 'production') {
     const builtIn = config.facilitatorKey !== undefined && config.evmRpcUrl !== undefined;

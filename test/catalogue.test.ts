@@ -89,7 +89,7 @@ const KNOWN_PAIRS: Record<string, string> = {
 const MPP_TOOLS = ['endpoint_task_evaluation', 'mpp_route', 'solana_ops_context', 'mpp_admission_gate'];
 
 const products = ALL_PRODUCTS as readonly Product[];
-const ctx = (now: Date): ProductContext => ({ now, signal: new AbortController().signal, tier: 'paid', catalogue: [] });
+const ctx = (now: Date): ProductContext => ({ now, signal: new AbortController().signal, tier: 'paid', catalogue: [], fetch: () => Promise.reject(new Error('no fetching in this test')) });
 const byId = (id: string) => {
   const p = products.find((x) => x.id === id);
   if (!p) throw new Error(`no product ${id}`);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { SafeRequest, SafeResponse } from '../providers/safe-fetch.ts';
 
 /** Where a product is sold: as an HTTP route under /api/v1, or as an MCP tool at /mcp. */
 export type Surface = 'http' | 'mcp';
@@ -55,6 +56,8 @@ export interface ProductContext {
   tier: 'paid' | 'free';
   /** The products on sale, for products that recommend other products. */
   catalogue: readonly AvailableProduct[];
+  /** The safe fetcher: the only way a product reaches a URL a caller supplied. */
+  fetch(url: string, request?: SafeRequest): Promise<SafeResponse>;
 }
 
 /**

@@ -6,9 +6,8 @@ import {
   verifySIWxSignature,
 } from '@x402/extensions/sign-in-with-x';
 import { randomBytes } from 'node:crypto';
-import type { Catalogue } from '../catalogue/index.ts';
+import type { ProductRunner } from '../products/runner.ts';
 import type { AvailableProduct } from '../catalogue/types.ts';
-import { runProduct } from './gate.ts';
 import type { Store } from '../store/types.ts';
 
 export { SIGN_IN_WITH_X };
@@ -34,7 +33,7 @@ export type FreeResult =
 export class FreeTierDoor {
   constructor(
     private readonly store: Store,
-    private readonly catalogue: Catalogue,
+    private readonly runner: ProductRunner,
     /** Networks whose wallets may sign in (the payment networks on offer). */
     private readonly networks: readonly string[],
   ) {}
@@ -44,7 +43,7 @@ export class FreeTierDoor {
     const grant = await this.grant(product, proof, resource, origin);
     if (!grant.ok) return { status: 'denied', reason: grant.reason };
     try {
-      const output = await runProduct(product, input, 'free', this.catalogue);
+      const output = await this.runner.run(product, input, 'free');
       return { status: 'served', output, wallet: grant.wallet, ...(grant.remaining !== undefined ? { remaining: grant.remaining } : {}) };
     } catch (error) {
       await this.refund(product, grant.wallet);

@@ -1,7 +1,7 @@
 import { FacilitatorTimeoutError } from '@x402/core/server';
 import { SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
-import type { Catalogue } from '../catalogue/index.ts';
+import type { ProductRunner } from '../products/runner.ts';
 import type { AvailableProduct, Surface } from '../catalogue/types.ts';
 import { describeError, type Logger } from '../log.ts';
 import { StoreUnavailableError } from '../store/sql-store.ts';
@@ -34,7 +34,7 @@ export type GateResult =
   | { status: 'pending'; detail: string };
 
 export interface GateDeps {
-  catalogue: Catalogue;
+  runner: ProductRunner;
   rail: X402Rail;
   store: Store;
   log: Logger;
@@ -47,11 +47,6 @@ export interface GateDeps {
 
 /** Facilitator reasons that mean "broadcast, not yet confirmed" rather than a definite failure. */
 const PENDING_REASONS = new Set(['settlement_pending', 'transaction_pending', 'settlement_timeout']);
-
-/** Runs a product with its context; every door (paid or free) goes through here. */
-export function runProduct(product: AvailableProduct, input: unknown, tier: 'paid' | 'free', catalogue: Catalogue, now = new Date()): Promise<unknown> {
-  return product.run(input, { now, signal: AbortSignal.timeout(60_000), tier, catalogue: catalogue.available() });
-}
 
 /** Telemetry key of a door: `GET /api/v1/paid/time` for HTTP, `tool server_time` for MCP. */
 export function endpointKey(product: AvailableProduct, surface: Surface): string {
@@ -178,7 +173,7 @@ export class PaymentGate {
   }
 
   private run(call: PaidCall): Promise<unknown> {
-    return runProduct(call.product, call.input, 'paid', this.deps.catalogue, this.now());
+    return this.deps.runner.run(call.product, call.input, 'paid', this.now());
   }
 
   private reservationFor(call: PaidCall, requirements: PaymentRequirements): PaymentReservation {
