@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { FIXED, X402_BOTH, unavailable, type Product } from './types.ts';
+import { webExtract } from '../products/web-extract.ts';
+import { FIXED, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
 const httpsUrl = () => z.url({ protocol: /^https$/ });
@@ -16,11 +17,11 @@ export const webExtractOutput = z.looseObject({
 });
 
 export const webProducts: Product[] = [
-  unavailable({
+  available({
     id: 'web-extract',
     title: 'Web page extraction',
     description:
-      'Fetches one public web page and returns its cleaned main text (`content`), `title` and final `url`, plus meta description, links, metadata and extraction timestamp.',
+      'Fetches one public web page and returns its cleaned main text (`content`) and Markdown (`markdown`), `title` and final `url`, plus meta description, links, metadata (language, canonical URL, Open Graph, published time) and extraction timestamp. HTML, plain text and JSON pages; private addresses are refused.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/web-extract', price: '0.03' },
     mcp: { tool: 'web_extract', price: '0.03', annotations: READ_EXTERNAL },
@@ -37,9 +38,11 @@ export const webProducts: Product[] = [
       content: 'This domain is for use in illustrative examples in documents.',
       description: '',
       links: ['https://www.iana.org/domains/example'],
-      metadata: { lang: 'en' },
+      metadata: { content_type: 'text/html', lang: 'en', open_graph: {} },
+      markdown: 'This domain is for use in illustrative examples in documents.',
       extracted_at: '2025-06-01T12:00:00.000Z',
     },
+    run: webExtract,
   }),
   unavailable({
     id: 'web-search',

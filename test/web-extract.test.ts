@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPayingFetch } from '../src/client/paying-fetch.ts';
+import type { DevChain } from '../src/devchain/stack.ts';
+import type { RunningService } from '../src/runtime.ts';
+import { balances, startTestChain, startTestService } from './helpers/service.ts';
+
+const ARTICLE = `<!doctype html>
+<html lang="en-GB">
+<head>
+  <meta charset="utf-8">
+  <title>Tide tables explained | Coastal Notes</title>
+  <meta name="description" content="How tides work and how to read a tide table.">
+  <meta property="og:title" content="Tide tables explained">
+  <meta property="og:site_name" content="Coastal Notes">
+  <meta property="og:type" content="article">
+  <meta property="article:published_time" content="2026-03-14T08:00:00Z">
+  <link rel="canonical" href="/articles/tides">
+</head>
+<body>
+  <nav><a href="/">Home</a> <a href="/about">About</a> <a href="/subscribe">Subscribe</a></nav>
+  <article>
+    <h1>Tide tables explained</h1>
+    <p class="byline">By Ada Marsh</p>
+    <p>Tides are the regular rise and fall of the sea, caused mostly by the Moon's gravity and, to a lesser degree, the Sun's. Most coasts see two high and two low tides every lunar day of about 24 hours and 50 minutes.</p>
+    <p>A tide table lists the times and heights of high and low water for one place. Heights are given above chart datum, the level below which the tide rarely falls, so a negative height means unusually low water.</p>
+    <h2>Reading the table</h2>
+    <p>Find the date, then read across: each row gives a time and a height. Between the listed times the water rises or falls, fastest in the middle of the interval and slowest near high and low water, as the <a href="https://en.wikipedia.org/wiki/Rule_of_twelfths">rule of twelfths</a> describes.</p>
+    <p>Spring tides, with the largest range, come shortly after new and full moon; neap tides, with the smallest, after the quarter moons. Plan shore walks around low water of a spring tide and always check the local table.</p>
+  </article>
+  <footer>© Coastal Notes · <a href="/privacy">Privacy</a></footer>
+</body>
+</html>`;
+
+let chain: DevChain;
+let service: RunningService;
+let site: Server;
+let siteUrl: string;
+
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    if (req.url === '/articles/tides') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE);
+    if (req.url === '/old') return res.writeHead(301, { location: '/articles/tides' }).end();
+    if (req.url === '/data.json') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"b":2,"a":[1,2]}');
+    if (req.url === '/file.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7');
+    res.writeHead(404).end('not here');
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  chain = await startTestChain();
+  // Test pages are served on loopback, which the fetcher only reaches when told to.
+  service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
+});
+afterAll(async () => {
+  site?.close();
+  await service?.stop();
+  await chain?.stop();
+});
+
+const extract = (url: string) => {
+  const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+  return pay(`${service.url}/api/v1/paid/web-extract`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+};
+
+describe('web-extract', () => {
+  it('extracts the article: clean text, Markdown, title, final URL, links and metadata; charged 0.03', async () => {
+    const before = await balances(chain);
+    const response = await extract(`${siteUrl}/old`);
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as Record<string, any>;
+    expect(page.url).toBe(`${siteUrl}/articles/tides`);
+    expect(page.title).toBe('Tide tables explained');
+    expect(page.content).toContain('Tides are the regular rise and fall of the sea');
+    expect(page.content).toContain('Spring tides, with the largest range');
+    expect(page.content).not.toContain('Subscribe');
+    expect(page.markdown).toContain('## Reading the table');
+    expect(page.markdown).toContain('[rule of twelfths](https://en.wikipedia.org/wiki/Rule_of_twelfths)');
+    expect(page.description).toBe('How tides work and how to read a tide table.');
+    expect(page.links).toEqual(expect.arrayContaining([`${siteUrl}/about`, 'https://en.wikipedia.org/wiki/Rule_of_twelfths', `${siteUrl}/privacy`]));
+    expect(page.metadata).toMatchObject({
+      content_type: 'text/html',
+      lang: 'en-GB',
+      canonical: `${siteUrl}/articles/tides`,
+      site_name: 'Coastal Notes',
+      published_time: '2026-03-14T08:00:00Z',
+      open_graph: { title: 'Tide tables explained', type: 'article' },
+    });
+    expect(new Date(page.extracted_at).toISOString()).toBe(page.extracted_at);
+    expect(before.buyer - (await balances(chain)).buyer).toBe(30_000n);
+  });
+
+  it('JSON pages are returned as JSON text; other types are refused clearly and not charged', async () => {
+    const json = (await (await extract(`${siteUrl}/data.json`)).json()) as { content: string };
+    expect(JSON.parse(json.content)).toEqual({ b: 2, a: [1, 2] });
+    const before = await balances(chain);
+    const pdf = await extract(`${siteUrl}/file.pdf`);
+    expect(pdf.status).toBe(415);
+    expect(((await pdf.json()) as { detail: string }).detail).toContain('application/pdf');
+    expect((await extract(`${siteUrl}/missing`)).status).toBe(422);
+    const blocked = await extract('http://169.254.169.254/latest/meta-data/');
+    expect(blocked.status).toBe(422);
+    expect(((await blocked.json()) as { detail: string }).detail).toContain('non-public address');
+    expect(await balances(chain)).toEqual(before);
+  });
+});
