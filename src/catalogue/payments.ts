@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { evmAddress } from './chain.ts';
-import { FIXED, X402_AND_MPP, X402_BOTH, unavailable, type Product } from './types.ts';
+import { evaluateEndpoint } from '../products/endpoint-evaluation.ts';
+import { FIXED, X402_AND_MPP, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
 const usd = () => z.string().regex(/^\d+(\.\d{1,6})?$/);
@@ -8,7 +9,7 @@ const usd = () => z.string().regex(/^\d+(\.\d{1,6})?$/);
 export const endpointTaskEvaluationOutput = z.object({
   status: z.int().describe('HTTP status seen from the target'),
   payment_required: z.boolean().describe('Whether the target asked for payment (HTTP 402)'),
-  payment_accepted: z.boolean().describe('Whether the target accepted a payment'),
+  payment_accepted: z.boolean().describe('Whether the 402 carries a well-formed payment challenge a standard client could pay (x402 v1/v2 or MPP); the evaluation never pays'),
   response_valid: z.boolean().describe('Whether the response satisfied the task assertions'),
   latency_ms: z.int().describe('Time to the response, in milliseconds'),
   schema_errors: z.array(z.unknown()).describe('Assertion or schema violations found'),
@@ -17,7 +18,7 @@ export const endpointTaskEvaluationOutput = z.object({
 });
 
 export const paymentsProducts: Product[] = [
-  unavailable({
+  available({
     id: 'endpoint-task-evaluation',
     title: 'Endpoint task evaluation',
     description:
@@ -33,9 +34,15 @@ export const paymentsProducts: Product[] = [
       headers: z.record(z.string(), z.string()).optional().describe('Request headers to send'),
       body: z.unknown().optional().describe('Request body (JSON) to send'),
       task_assertions: z
-        .record(z.string(), z.unknown())
+        .object({
+          expect_status: z.union([z.int(), z.array(z.int()).min(1)]).optional().describe('Expected HTTP status(es); default any 2xx or 402'),
+          expect_headers: z.record(z.string(), z.string()).optional().describe('Header name → exact value, or /regex/'),
+          json_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema (2020-12) the JSON body must satisfy'),
+          max_latency_ms: z.int().positive().optional().describe('Upper bound on the time to the complete answer'),
+          body_contains: z.string().max(1000).optional().describe('Text the body must contain'),
+        })
         .optional()
-        .describe('Assertions on the response, e.g. expected status or a JSON Schema for the body'),
+        .describe('Assertions on the response; all given must hold'),
     }),
     inputExample: {
       target_url: 'https://api.example.com/api/v1/paid/time',
@@ -53,6 +60,7 @@ export const paymentsProducts: Product[] = [
       failure_reason: null,
       tested_at: '2025-06-01T12:00:00.000Z',
     },
+    run: evaluateEndpoint,
   }),
   unavailable({
     id: 'x402-endpoint-verify',
