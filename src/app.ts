@@ -106,7 +106,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     reportPath: config.reportPath,
     adminToken: config.adminToken,
   });
-  registerMcp(app, { catalogue, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
+  registerMcp(app, { catalogue, proofs, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
   const paidRouteDeps = { catalogue, rail, gate, freeTier, proofs, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl };
   registerPaidRoutes(app, paidRouteDeps);
   registerOrderRoutes(app, paidRouteDeps);

@@ -33,7 +33,7 @@ async function getJson<T>(path: string): Promise<T> {
 
 describe('discovery documents of the running service', () => {
   it('the implemented products are on sale; everything else is declared but unavailable', () => {
-    expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-route', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'route-task', 'time', 'web-extract']);
+    expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-route', 'batch-extract', 'batch-url-json', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'route-task', 'time', 'web-extract', 'x401-batch-extract']);
     expect(unavailableHttp.length).toBeGreaterThan(50);
   });
 
@@ -80,7 +80,8 @@ describe('discovery documents of the running service', () => {
   });
 
   it('every 402 carries a valid bazaar block with the input schema and output example, and the catalogue price', async () => {
-    for (const product of availableHttp) {
+    // Proof-gated routes answer 401 with their PROOF-REQUEST before any quote (see proof-request.test.ts).
+    for (const product of availableHttp.filter((p) => !p.requiresProof)) {
       const response = await fetch(`${service.url}${product.http!.path}`, { method: product.http!.method });
       expect(response.status).toBe(402);
       const quote = decodePaymentRequiredHeader(response.headers.get('payment-required')!);

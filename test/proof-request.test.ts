@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { calculateJwkThumbprintUri, exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { requestHash, type ProofRequest } from '../src/identity/proof-request.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { paymentHeader, quote, signPayment } from './helpers/payments.ts';
 import { TEST_PRODUCTS } from './helpers/products.ts';
+import { jwtProof } from './helpers/proofs.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 let chain: DevChain;
@@ -31,16 +31,6 @@ async function proofRequestFor(path: string, json: unknown = body): Promise<Proo
   return (await response.json()) as ProofRequest;
 }
 
-/** A caller key and a JWT credential signed with it, `sub` = the key's thumbprint. */
-async function jwtProof(request: ProofRequest, overrides: JWTPayload = {}, expiresIn = '10m'): Promise<string> {
-  const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const jwk = await exportJWK(publicKey);
-  return new SignJWT({ route: request.route, aud: request.audience, nonce: request.nonce, request_hash: request.request_hash, sub: await calculateJwkThumbprintUri(jwk), ...overrides })
-    .setProtectedHeader({ alg: 'ES256', jwk })
-    .setExpirationTime(expiresIn)
-    .sign(privateKey);
-}
-
 describe('PROOF-REQUEST for the x401 batch extraction route', () => {
   it('an unproven request gets 401 with exactly the described document', async () => {
     const request = await proofRequestFor(X401);
@@ -60,14 +50,14 @@ describe('PROOF-REQUEST for the x401 batch extraction route', () => {
     expect(new Date(request.expires_at).getTime() - new Date(request.issued_at).getTime()).toBe(15 * 60_000);
   });
 
-  it('paid but unproven: 401 and never charged; proven: the route stays unavailable (501) without charging', async () => {
+  it('paid but unproven: 401 and never charged; proven but unpaid: the usual 402', async () => {
     const url = `${service.url}/api/v1/paid/time`;
     const payment = await signPayment(chain.buyer.privateKey, await quote(url)); // any well-formed payment header
     const before = await balances(chain);
     expect((await post(X401, body, paymentHeader(payment))).status).toBe(401);
     const request = await proofRequestFor(X401);
     const proven = await post(X401, { ...body, proof: await jwtProof(request) });
-    expect(proven.status).toBe(501);
+    expect(proven.status).toBe(402);
     expect(await balances(chain)).toEqual(before);
   });
 });

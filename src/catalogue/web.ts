@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { webExtract } from '../products/web-extract.ts';
+import { batchExtract, batchUrlJson } from '../products/batch.ts';
 import { FIXED, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
@@ -76,11 +77,11 @@ export const webProducts: Product[] = [
     }),
     inputExample: { url: 'https://example.com/', action: 'screenshot' },
   }),
-  unavailable({
+  available({
     id: 'batch-extract',
     title: 'Batch extraction with per-URL schema',
     description:
-      'Extracts structured data from up to 10 public URLs, each against its own JSON Schema; returns one result per job with the extracted object and whether it validates.',
+      'Extracts up to 10 public URLs, each checked against its own JSON Schema: a JSON answer is the data itself, any other page its extraction record (url, title, content, markdown, description, links, metadata). Returns one result per job (data, valid, schema_errors) or its failure; one payment per batch, nothing charged when every URL fails.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/batch-extract', price: '0.02' },
     mcp: { tool: 'batch_extract', price: '0.02', annotations: READ_EXTERNAL },
@@ -106,8 +107,18 @@ export const webProducts: Product[] = [
         },
       ],
     },
+    outputExample: {
+      results: [
+        { url: 'https://example.com/', ok: true, data: { url: 'https://example.com/', title: 'Example Domain', content: 'This domain is for use in illustrative examples in documents.' } },
+        { url: 'https://example.org/missing', ok: false, error: { status: 422, message: 'the page answered HTTP 404' } },
+      ],
+      succeeded: 1,
+      failed: 1,
+      extracted_at: '2025-06-01T12:00:00.000Z',
+    },
+    run: batchExtract,
   }),
-  unavailable({
+  available({
     id: 'batch-url-json',
     title: 'Batch URL to JSON',
     description:
@@ -121,8 +132,18 @@ export const webProducts: Product[] = [
       urls: z.array(httpsUrl()).min(1).max(MAX_BATCH_URLS).describe('Up to 10 HTTPS URLs'),
     }),
     inputExample: { urls: ['https://example.com/', 'https://example.org/'] },
+    outputExample: {
+      results: [
+        { url: 'https://example.com/', ok: true, data: { url: 'https://example.com/', title: 'Example Domain', content: 'This domain is for use in illustrative examples in documents.' } },
+        { url: 'https://example.org/missing', ok: false, error: { status: 422, message: 'the page answered HTTP 404' } },
+      ],
+      succeeded: 1,
+      failed: 1,
+      extracted_at: '2025-06-01T12:00:00.000Z',
+    },
+    run: batchUrlJson,
   }),
-  unavailable({
+  available({
     id: 'x401-batch-extract',
     title: 'Proof-gated batch extraction',
     description:
@@ -141,6 +162,16 @@ export const webProducts: Product[] = [
     }),
     inputExample: { urls: ['https://example.com/'] },
     requiresProof: true,
+    outputExample: {
+      results: [
+        { url: 'https://example.com/', ok: true, data: { url: 'https://example.com/', title: 'Example Domain', content: 'This domain is for use in illustrative examples in documents.' } },
+        { url: 'https://example.org/missing', ok: false, error: { status: 422, message: 'the page answered HTTP 404' } },
+      ],
+      succeeded: 1,
+      failed: 1,
+      extracted_at: '2025-06-01T12:00:00.000Z',
+    },
+    run: batchUrlJson,
   }),
   unavailable({
     id: 'fetch-x402-content',

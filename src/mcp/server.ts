@@ -10,6 +10,7 @@ import { describeError, type Logger } from '../log.ts';
 import { endpointKey, type PaymentGate } from '../payments/gate.ts';
 import type { X402Rail } from '../payments/x402-rail.ts';
 import type { Store } from '../store/types.ts';
+import type { ProofVerifier } from '../identity/proof-request.ts';
 import type { Origin, Telemetry } from '../telemetry/counters.ts';
 import { originOf } from '../telemetry/geo.ts';
 import { searchTools, SEARCH_TOOLS } from './search-tools.ts';
@@ -19,6 +20,7 @@ import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 
 export interface McpDeps {
   catalogue: Catalogue;
+  proofs: ProofVerifier;
   freeTier: FreeTierDoor;
   /** Origin used in wallet-proof challenges; the request's origin when undefined. */
   publicBaseUrl?: string;
@@ -94,6 +96,15 @@ async function callPaidTool(
   }
   if (!deps.rail.ready || !deps.store.healthy) return toolError('payment service unavailable: nothing was charged; retry later');
 
+  if (product.requiresProof) {
+    // Same route-scoped proof as the HTTP route, over the same body (the tool's arguments).
+    const route = `${product.http!.method} ${product.http!.path}`;
+    const check = await deps.proofs.check(route, args, { consume: payment !== undefined });
+    if (!check.ok) {
+      const request = { ...(await deps.proofs.proofRequest(route, args)), error: check.reason };
+      return { isError: true, structuredContent: request, content: [{ type: 'text', text: JSON.stringify(request) }] };
+    }
+  }
   const resourceUrl = `mcp://tool/${tool}`;
   const quote = (error: string) => {
     const required = deps.rail.paymentRequired(product, 'mcp', resourceUrl, error);

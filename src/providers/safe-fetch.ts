@@ -31,9 +31,10 @@ export interface FetchPolicy {
 
 export const DEFAULT_POLICY: FetchPolicy = { allowLoopback: false, timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024, maxRedirects: 5 };
 
-/** The policy of this process: the defaults, and loopback only with PERCALL_FETCH_ALLOW_LOOPBACK=1. */
+/** The policy of this process: the defaults, loopback only with PERCALL_FETCH_ALLOW_LOOPBACK=1, PERCALL_FETCH_TIMEOUT_MS. */
 export function policyFromEnv(env: NodeJS.ProcessEnv = process.env): FetchPolicy {
-  return { ...DEFAULT_POLICY, allowLoopback: env.PERCALL_FETCH_ALLOW_LOOPBACK === '1' };
+  const timeout = Number(env.PERCALL_FETCH_TIMEOUT_MS);
+  return { ...DEFAULT_POLICY, allowLoopback: env.PERCALL_FETCH_ALLOW_LOOPBACK === '1', ...(timeout > 0 ? { timeoutMs: timeout } : {}) };
 }
 
 export interface SafeRequest {

@@ -1,0 +1,91 @@
+/**
+ * Batch extraction products: up to 10 URLs in one paid call, fetched with bounded concurrency
+ * through the safe fetcher, one result (or failure) per URL, one payment for the whole batch, and
+ * no charge at all when every URL failed.
+ *
+ * What is extracted from a URL: a JSON answer is the data itself; any other page is its extraction
+ * record (the web-extract fields: url, title, content, markdown, description, links, metadata). With
+ * `batch_extract` each job's data is then validated against the job's own JSON Schema (ajv).
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ProductInputError, type ProductContext } from '../catalogue/types.ts';
+import { extractPage, fetchPage } from './web-extract.ts';
+
+const CONCURRENCY = 4;
+
+export type BatchItem =
+  | { url: string; ok: true; data: unknown; valid?: boolean; schema_errors?: string[] }
+  | { url: string; ok: false; error: { status: number; message: string } };
+
+export interface BatchResult {
+  results: BatchItem[];
+  succeeded: number;
+  failed: number;
+  extracted_at: string;
+}
+
+export async function batchExtract(input: { jobs: { url: string; schema: Record<string, unknown> }[] }, ctx: ProductContext): Promise<BatchResult> {
+  const ajv = addFormats.default(new Ajv2020({ allErrors: true, strict: false }));
+  return runBatch(input.jobs, ctx, async (job) => {
+    const data = await extract(job.url, ctx);
+    let validate;
+    try {
+      validate = ajv.compile(job.schema);
+    } catch (error) {
+      throw new ProductInputError(`the job's schema is not a valid JSON Schema: ${(error as Error).message}`, 400);
+    }
+    const valid = validate(data) as boolean;
+    return { data, valid, schema_errors: valid ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`) };
+  });
+}
+
+export async function batchUrlJson(input: { urls: string[] }, ctx: ProductContext): Promise<BatchResult> {
+  return runBatch(
+    input.urls.map((url) => ({ url })),
+    ctx,
+    async (job) => ({ data: await extract(job.url, ctx) }),
+  );
+}
+
+async function extract(url: string, ctx: ProductContext): Promise<unknown> {
+  const response = await fetchPage(url, ctx);
+  if (response.contentType === 'application/json' || response.contentType.endsWith('+json')) {
+    try {
+      return JSON.parse(response.body.toString('utf8'));
+    } catch {
+      throw new ProductInputError('the URL claims JSON but is not valid JSON', 422);
+    }
+  }
+  return extractPage(response, ctx.now);
+}
+
+async function runBatch<J extends { url: string }>(
+  jobs: J[],
+  ctx: ProductContext,
+  work: (job: J) => Promise<{ data: unknown; valid?: boolean; schema_errors?: string[] }>,
+): Promise<BatchResult> {
+  const results: BatchItem[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, async () => {
+      while (next < jobs.length) {
+        const index = next++;
+        const job = jobs[index]!;
+        try {
+          results[index] = { url: job.url, ok: true, ...(await work(job)) };
+        } catch (error) {
+          if (!(error instanceof ProductInputError)) throw error;
+          results[index] = { url: job.url, ok: false, error: { status: error.status, message: error.message } };
+        }
+      }
+    }),
+  );
+  const failed = results.filter((r) => !r.ok).length;
+  if (failed === results.length) {
+    // Nothing was delivered: refuse, so the payment is not settled.
+    const reasons = results.map((r) => (r.ok ? '' : `${r.url}: ${r.error.message}`)).join('; ');
+    throw new ProductInputError(`every URL failed (${reasons})`, 422, 'urls');
+  }
+  return { results, succeeded: results.length - failed, failed, extracted_at: ctx.now.toISOString() };
+}
