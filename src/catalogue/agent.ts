@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { routeTask } from '../products/routing.ts';
+import { auditAgentReadiness } from '../products/x402-audit.ts';
 import { FIXED, X402_AND_MPP, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ = { readOnlyHint: true } as const;
@@ -132,11 +133,11 @@ export const agentProducts: Product[] = [
     }),
     inputExample: { include: ['delta', 'trending'] },
   }),
-  unavailable({
+  available({
     id: 'agent-readiness-audit',
     title: 'Agent readiness audit',
     description:
-      'Audits how ready a service is for machine buyers (discovery documents, x402 quotes, OpenAPI, llms.txt, MCP) and returns a score 0-100, missing fields, findings and fixes.',
+      'Audits how ready a service is for machine buyers and returns a score 0-100 with missing fields, findings and fixes: x402.json (25), openapi.json (25), llms.txt (15), agent card (15), OAuth metadata (10), and a listed paid route answering a valid x402 challenge (10).',
     category: 'agent',
     http: { method: 'POST', path: '/api/v1/paid/agent-readiness-audit', price: '1.00' },
     mcp: { tool: 'agent_readiness_audit', price: '1.00', annotations: { readOnlyHint: true, openWorldHint: true } },
@@ -146,5 +147,15 @@ export const agentProducts: Product[] = [
       url: z.url().describe('Base URL of the service to audit'),
     }),
     inputExample: { url: 'https://api.example.com' },
+    outputExample: {
+      url: 'https://api.example.com',
+      score: 85,
+      missing: ['llms.txt'],
+      findings: [{ severity: 'error', check: 'llms.txt', message: 'no /llms.txt', fix: 'publish a Markdown summary for language models' }],
+      fixes: ['publish a Markdown summary for language models'],
+      documents: { x402: { url: 'https://api.example.com/.well-known/x402.json', status: 200 } },
+      audited_at: '2025-06-01T12:00:00.000Z',
+    },
+    run: auditAgentReadiness,
   }),
 ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { evmAddress } from './chain.ts';
 import { evaluateEndpoint } from '../products/endpoint-evaluation.ts';
+import { verifyX402Endpoint } from '../products/x402-audit.ts';
 import { FIXED, X402_AND_MPP, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
@@ -62,7 +63,7 @@ export const paymentsProducts: Product[] = [
     },
     run: evaluateEndpoint,
   }),
-  unavailable({
+  available({
     id: 'x402-endpoint-verify',
     title: 'x402 endpoint verify',
     description:
@@ -77,6 +78,17 @@ export const paymentsProducts: Product[] = [
       method: z.enum(['GET', 'POST']).default('GET').describe('HTTP method to probe with'),
     }),
     inputExample: { url: 'https://api.example.com/api/v1/paid/time', method: 'GET' },
+    outputExample: {
+      url: 'https://api.example.com/api/v1/paid/time',
+      status: 402,
+      x402_version: 2,
+      valid: true,
+      accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '10000', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', pay_to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' }],
+      bazaar: true,
+      findings: [],
+      checked_at: '2025-06-01T12:00:00.000Z',
+    },
+    run: verifyX402Endpoint,
   }),
   unavailable({
     id: 'x402-facilitator-health',
