@@ -125,6 +125,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     return problemResponse(c, problems.internal());
   });
   const stop = async () => {
+    await runner.browser.close();
     rail.stop();
     reconciler.stop();
     await telemetry.stop();

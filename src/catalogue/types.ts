@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { BrowserPool } from '../providers/browser.ts';
 import type { SafeRequest, SafeResponse } from '../providers/safe-fetch.ts';
 
 /** Where a product is sold: as an HTTP route under /api/v1, or as an MCP tool at /mcp. */
@@ -58,6 +59,8 @@ export interface ProductContext {
   catalogue: readonly AvailableProduct[];
   /** The safe fetcher: the only way a product reaches a URL a caller supplied. */
   fetch(url: string, request?: SafeRequest): Promise<SafeResponse>;
+  /** The headless browser pool, whose pages also fetch through the safe fetcher. */
+  browser?: BrowserPool;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { webExtract } from '../products/web-extract.ts';
 import { batchExtract, batchUrlJson } from '../products/batch.ts';
+import { browserEvidence } from '../products/browser-evidence.ts';
 import { FIXED, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
@@ -60,11 +61,11 @@ export const webProducts: Product[] = [
     }),
     inputExample: { query: 'x402 payment protocol specification', limit: 5 },
   }),
-  unavailable({
+  available({
     id: 'browser-evidence',
     title: 'Browser evidence capture',
     description:
-      'Performs one headless-browser action on a public page (screenshot, rendered DOM or PDF) and returns the captured evidence with its SHA-256 hash, final URL and capture time.',
+      'Performs one headless-browser action on a public page (load it, click a selector, or fill a field) and returns the evidence: a PNG screenshot (base64 with its SHA-256), the page text after the action, title, final URL and capture time. The page cannot reach private addresses.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/evidence/browser', price: '0.02' },
     mcp: { tool: 'browser_evidence', price: '0.02', annotations: { openWorldHint: true } },
@@ -72,10 +73,24 @@ export const webProducts: Product[] = [
     rails: X402_BOTH,
     input: z.object({
       url: z.url().describe('Page to open'),
-      action: z.enum(['screenshot', 'dom', 'pdf']).default('screenshot').describe('The one browser action to perform'),
-      wait_ms: z.int().min(0).max(10_000).default(0).describe('Extra wait after load before capturing, in milliseconds'),
+      action: z.enum(['load', 'click', 'fill']).default('load').describe('The one browser action to perform after loading'),
+      selector: z.string().min(1).max(500).optional().describe('CSS selector of the element to click or fill (needed for click and fill)'),
+      value: z.string().max(2000).optional().describe('Text to fill in (fill only)'),
+      wait_ms: z.int().min(0).max(10_000).default(0).describe('Extra wait after the action before capturing, in milliseconds'),
     }),
-    inputExample: { url: 'https://example.com/', action: 'screenshot' },
+    inputExample: { url: 'https://example.com/', action: 'click', selector: 'a' },
+    outputExample: {
+      url: 'https://example.com/',
+      final_url: 'https://www.iana.org/help/example-domains',
+      status: 200,
+      title: 'Example Domains',
+      action: 'click',
+      selector: 'a',
+      text: 'Example Domains ...',
+      screenshot: { mime_type: 'image/png', sha256: '9f2c...', base64: 'iVBORw0KGgo...' },
+      captured_at: '2025-06-01T12:00:00.000Z',
+    },
+    run: browserEvidence,
   }),
   available({
     id: 'batch-extract',

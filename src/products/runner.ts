@@ -1,5 +1,6 @@
 import type { Catalogue } from '../catalogue/index.ts';
 import type { AvailableProduct } from '../catalogue/types.ts';
+import { BrowserPool } from '../providers/browser.ts';
 import { safeFetch, type FetchPolicy } from '../providers/safe-fetch.ts';
 
 /** A product may run this long at most; its signal aborts then. */
@@ -11,10 +12,14 @@ const PRODUCT_TIME_LIMIT_MS = 60_000;
  * paid or free, runs products through here.
  */
 export class ProductRunner {
+  readonly browser: BrowserPool;
+
   constructor(
     private readonly catalogue: Catalogue,
     private readonly fetchPolicy: FetchPolicy,
-  ) {}
+  ) {
+    this.browser = new BrowserPool(fetchPolicy);
+  }
 
   run(product: AvailableProduct, input: unknown, tier: 'paid' | 'free', now = new Date()): Promise<unknown> {
     return product.run(input, {
@@ -23,6 +28,7 @@ export class ProductRunner {
       tier,
       catalogue: this.catalogue.available(),
       fetch: (url, request) => safeFetch(url, request, this.fetchPolicy),
+      browser: this.browser,
     });
   }
 }
