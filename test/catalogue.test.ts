@@ -263,7 +263,7 @@ describe('catalogue', () => {
   });
 
   it('sells exactly the implemented products', () => {
-    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify']);
+    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify']);
   });
 });
 

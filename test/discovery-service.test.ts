@@ -33,7 +33,7 @@ async function getJson<T>(path: string): Promise<T> {
 
 describe('discovery documents of the running service', () => {
   it('the implemented products are on sale; everything else is declared but unavailable', () => {
-    expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify']);
+    expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'purchase-web-extraction-sample', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify']);
     expect(unavailableHttp.length).toBeGreaterThan(50);
   });
 

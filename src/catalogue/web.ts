@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { webExtract } from '../products/web-extract.ts';
 import { batchExtract, batchUrlJson } from '../products/batch.ts';
 import { browserEvidence } from '../products/browser-evidence.ts';
+import { decisionPacket, extractionSample } from '../products/purchase.ts';
 import { FIXED, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
@@ -211,10 +212,11 @@ export const webProducts: Product[] = [
     inputExample: { url: 'https://api.example.com/api/v1/paid/time', method: 'GET', max_price: '0.05' },
     freeTier: { perWalletPerDay: 1, note: 'one free fetch per wallet per day' },
   }),
-  unavailable({
+  available({
     id: 'purchase-web-extraction-sample',
     title: 'Web extraction sample',
-    description: 'Extracts one HTTPS page as a low-priced sample of the extraction service and returns its title, cleaned text and metadata.',
+    description:
+      'Extracts one HTTPS page as a low-priced sample of web_extract: title, description, metadata, the first 1,500 characters of the main text (`content_sample`, with `content_length` and `truncated`) and the link count.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/purchase-web-extraction-sample', price: '0.01' },
     mcp: { tool: 'purchase_web_extraction_sample', price: '0.01', annotations: READ_EXTERNAL },
@@ -224,12 +226,25 @@ export const webProducts: Product[] = [
       url: httpsUrl().describe('HTTPS URL of the page'),
     }),
     inputExample: { url: 'https://example.com/' },
+    outputExample: {
+      url: 'https://example.com/',
+      title: 'Example Domain',
+      description: '',
+      content_sample: 'This domain is for use in illustrative examples in documents.',
+      content_length: 62,
+      truncated: false,
+      link_count: 1,
+      metadata: { content_type: 'text/html', lang: 'en', open_graph: {} },
+      full_extraction: { tool: 'web_extract', route: 'POST /api/v1/paid/web-extract' },
+      extracted_at: '2025-06-01T12:00:00.000Z',
+    },
+    run: extractionSample,
   }),
-  unavailable({
+  available({
     id: 'purchase-website-decision-packet',
     title: 'Website decision packet',
     description:
-      'Returns a decision packet on one website for an agent deciding whether to buy from or rely on it: what it offers, pricing and payment signals, trust signals, and the evidence behind each.',
+      'Returns a decision packet on one website for an agent deciding whether to buy from or rely on it: what it offers (from its page), payment signals (x402 catalogue, OpenAPI, a paid route answering 402, readiness score), trust signals (HTTPS, canonical, privacy/terms/contact/about/pricing links) and the evidence URL behind each.',
     category: 'web',
     mcp: { tool: 'purchase_website_decision_packet', price: '0.05', annotations: READ_EXTERNAL },
     mode: FIXED,
@@ -238,6 +253,16 @@ export const webProducts: Product[] = [
       url: z.url().describe('Home page or any page of the website'),
     }),
     inputExample: { url: 'https://example.com/' },
+    outputExample: {
+      site: 'https://example.com',
+      offer: { title: 'Example Domain', description: '', summary: 'This domain is for use in illustrative examples in documents.', source: 'https://example.com/' },
+      payment_signals: { x402_catalogue: false, openapi: false, paid_route_challenge: false, readiness_score: 0, missing: ['x402.json'] },
+      trust_signals: { https: true, canonical: null, privacy_policy: null, terms: null, contact: null, about: null, pricing: null },
+      evidence: [{ claim: 'agent readiness score 0/100', source: 'https://example.com' }],
+      fixes: ['publish every paid route with method, path, price, networks and payTo'],
+      decided_at: '2025-06-01T12:00:00.000Z',
+    },
+    run: decisionPacket,
   }),
   unavailable({
     id: 'tweets-search',

@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { SERVICE_SUMMARY } from '../discovery/context.ts';
 import { buildAgentCard } from '../discovery/agent-card.ts';
 import type { DiscoveryContext } from '../discovery/context.ts';
 import { buildLlmsFullTxt, buildLlmsTxt } from '../discovery/llms.ts';
@@ -32,6 +33,9 @@ export function registerFreeRoutes(app: Hono, ctx: DiscoveryContext): void {
     return c.json({ status: 'ok', uptime }, 200, { 'cache-control': 'no-store' });
   });
 
+  const home = lazyDocument('text/html; charset=utf-8', () => homePage(ctx));
+  app.get('/', () => home());
+
   const models = lazyDocument(JSON_TYPE, json(() => ({ models: ctx.models, count: ctx.models.length })));
   app.get('/api/v1/models', () => models());
 
@@ -50,4 +54,27 @@ export function registerFreeRoutes(app: Hono, ctx: DiscoveryContext): void {
 
   const x402 = lazyDocument(JSON_TYPE, json(() => buildX402Catalogue(ctx)));
   app.get('/.well-known/x402.json', () => x402());
+}
+
+/** A plain landing page for people who open the API in a browser: what it is and where the documents are. */
+function homePage(ctx: DiscoveryContext): string {
+  const escape = (text: string) => text.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]!);
+  const links: [string, string][] = [
+    ['/llms.txt', 'llms.txt: how to use and pay, for language models'],
+    ['/llms-full.txt', 'llms-full.txt: every product with schemas and prices'],
+    ['/openapi.json', 'OpenAPI 3.1 description'],
+    ['/.well-known/x402.json', 'x402 payment catalogue'],
+    ['/.well-known/agent-card.json', 'Agent card'],
+    ['/mcp', 'MCP server (streamable HTTP)'],
+    ['/observatory', 'Observatory: public usage figures'],
+    ['/agent/auth.md', 'Optional anonymous agent identity'],
+  ];
+  const products = ctx.catalogue.available('http').map((p) => `<li><code>${p.http!.method} ${escape(p.http!.path)}</code> ${escape(p.http!.price)} USD: ${escape(p.title)}</li>`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(ctx.serviceName)}</title>
+<meta name="description" content="${escape(SERVICE_SUMMARY)}"><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font: 15px/1.5 system-ui, sans-serif; max-width: 760px; margin: 40px auto; padding: 0 16px">
+<h1>${escape(ctx.serviceName)}</h1><p>${escape(SERVICE_SUMMARY)}</p>
+<h2>Documents</h2><ul>${links.map(([href, label]) => `<li><a href="${href}">${escape(label)}</a></li>`).join('')}</ul>
+<h2>On sale</h2><ul>${products.join('')}</ul>
+</body></html>`;
 }

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentRequired } from '@x402/core/types';
+import type { ProductContext } from '../src/catalogue/types.ts';
+import type { DevChain } from '../src/devchain/stack.ts';
+import { extractionSample } from '../src/products/purchase.ts';
+import type { RunningService } from '../src/runtime.ts';
+import { signPayment } from './helpers/payments.ts';
+import { startTestChain, startTestService } from './helpers/service.ts';
+
+let chain: DevChain;
+let service: RunningService;
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
+});
+afterAll(async () => {
+  await service?.stop();
+  await chain?.stop();
+});
+
+async function mcpCall(name: string, args: unknown, meta?: unknown): Promise<{ isError?: boolean; structuredContent: any }> {
+  const response = await fetch(`${service.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } }),
+  });
+  return ((await response.json()) as { result: { isError?: boolean; structuredContent: any } }).result;
+}
+
+describe('purchase-decision products', () => {
+  it('purchase_website_decision_packet on percall: payment signals with evidence', async () => {
+    const unpaid = await mcpCall('purchase_website_decision_packet', { url: service.url });
+    const payment = await signPayment(chain.buyer.privateKey, unpaid.structuredContent as PaymentRequired);
+    const paid = await mcpCall('purchase_website_decision_packet', { url: service.url }, { 'x402/payment': payment });
+    expect(paid.isError, JSON.stringify(paid).slice(0, 600)).toBeFalsy();
+    expect(paid.structuredContent).toMatchObject({
+      site: service.url,
+      payment_signals: { x402_catalogue: true, openapi: true, paid_route_challenge: true, readiness_score: 100, missing: [] },
+      trust_signals: { https: false },
+    });
+    expect(paid.structuredContent.evidence).toEqual(expect.arrayContaining([expect.objectContaining({ claim: 'publishes an x402 payment catalogue' })]));
+  });
+
+  it('purchase_web_extraction_sample returns a bounded sample and points to the full extraction', async () => {
+    const ctx = {
+      now: new Date('2026-01-01T00:00:00Z'),
+      fetch: async (url: string) => ({
+        url,
+        status: 200,
+        headers: {},
+        contentType: 'text/html',
+        body: Buffer.from(`<html><head><title>Long</title></head><body><article><p>${'word '.repeat(1000)}</p></article></body></html>`),
+        latencyMs: 1,
+        redirects: 0,
+      }),
+    } as unknown as ProductContext;
+    const sample = await extractionSample({ url: 'https://example.com/long' }, ctx);
+    expect(sample).toMatchObject({ title: 'Long', truncated: true, full_extraction: { tool: 'web_extract' } });
+    expect(sample.content_sample.length).toBe(1500);
+    expect(sample.content_length).toBeGreaterThan(1500);
+  });
+});
