@@ -6,7 +6,7 @@ export interface Listener {
   url: string;
   port: number;
   /** Route requests to this handler; set once the app is built (the URL must be known first). */
-  setHandler(handler: (request: Request) => Response | Promise<Response>): void;
+  setHandler(handler: Handler): void;
   close(): Promise<void>;
 }
 
@@ -14,12 +14,15 @@ export interface Listener {
  * Binds the HTTP listener before the app exists, so discovery documents can name the real port
  * when PORT=0. Until a handler is set, requests get 503.
  */
+/** A fetch handler; `env` carries the Node request and socket (the client address is read from it). */
+type Handler = (request: Request, env?: unknown) => Response | Promise<Response>;
+
 export async function listen(port: number, host: string): Promise<Listener> {
-  let handler: ((request: Request) => Response | Promise<Response>) | undefined;
+  let handler: Handler | undefined;
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
       {
-        fetch: (request) => (handler ? handler(request) : new Response('starting', { status: 503, headers: { 'retry-after': '1' } })),
+        fetch: (request, env) => (handler ? handler(request, env) : new Response('starting', { status: 503, headers: { 'retry-after': '1' } })),
         port,
         hostname: host,
       },

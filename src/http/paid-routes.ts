@@ -69,16 +69,17 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   const resourceUrl = `${deps.publicBaseUrl ?? requestUrl.origin}${product.http!.path}`;
 
   const endpoint = endpointKey(product, 'http');
-  const origin = new URL(deps.publicBaseUrl ?? requestUrl.origin);
+  // Only free-tier products need the origin as a URL (for wallet-proof challenges): not built per 402 otherwise.
+  const origin = () => new URL(deps.publicBaseUrl ?? requestUrl.origin);
   const quote = (error?: string): EncodedQuote => {
     if (!product.freeTier) return deps.rail.encodedPaymentRequired(product, 'http', resourceUrl, error);
     // A free tier invites a wallet proof (Sign-In-With-X) beside the payment options; fresh nonce each time.
     const required = deps.rail.paymentRequired(product, 'http', resourceUrl, error);
-    return encodeQuote({ ...required, extensions: { ...required.extensions, ...deps.freeTier.challenge(resourceUrl, origin, resourceUrl) } });
+    return encodeQuote({ ...required, extensions: { ...required.extensions, ...deps.freeTier.challenge(resourceUrl, origin(), resourceUrl) } });
   };
   if (!paymentHeader) {
     const proof = c.req.header(SIGN_IN_WITH_X);
-    if (product.freeTier && proof && methodMatches && method !== 'HEAD') return freeCall(c, product, input!, proof, resourceUrl, origin, quote, deps);
+    if (product.freeTier && proof && methodMatches && method !== 'HEAD') return freeCall(c, product, input!, proof, resourceUrl, origin(), quote, deps);
     deps.telemetry.challenge(endpoint, originOf(c, deps.trustedProxyHeader));
     // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
     const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;

@@ -38,11 +38,9 @@ export function clientIp(c: Context, trustedHeader: string | undefined): string 
     const first = value?.split(',')[0]?.trim();
     if (first) return first.replace(/^\[|\]$/g, '');
   }
-  try {
-    return getConnInfo(c).remote.address?.replace(/^::ffff:/, '');
-  } catch {
-    return undefined; // not served by the node adapter (e.g. app.fetch in a test)
-  }
+  // Served by the node adapter the Node request is in the env; not otherwise (e.g. app.request in a test).
+  if (!(c.env as { incoming?: unknown } | undefined)?.incoming) return undefined;
+  return getConnInfo(c).remote.address?.replace(/^::ffff:/, '');
 }
 
 export function originOf(c: Context, trustedHeader: string | undefined): Origin {
