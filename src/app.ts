@@ -116,13 +116,13 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     const allowed = [...new Set(app.routes.filter((r) => r.path === c.req.path && r.method !== 'ALL').map((r) => r.method))];
     if (allowed.length > 0) {
       if (allowed.includes('GET')) allowed.push('HEAD');
-      return problemResponse(c, problems.methodNotAllowed(c.req.method, allowed), { allow: allowed.join(', ') });
+      return problemResponse(problems.methodNotAllowed(c.req.method, allowed), { allow: allowed.join(', ') });
     }
-    return problemResponse(c, problems.notFound(c.req.path));
+    return problemResponse(problems.notFound(c.req.path));
   });
   app.onError((error, c) => {
     log.error({ path: c.req.path, err: describeError(error) }, 'unhandled error');
-    return problemResponse(c, problems.internal());
+    return problemResponse(problems.internal());
   });
   const stop = async () => {
     await runner.browser.close();

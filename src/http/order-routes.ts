@@ -19,18 +19,18 @@ export function registerOrderRoutes(app: Hono, deps: PaidRouteDeps): void {
 }
 
 async function handleOrder(c: Context, path: string, deps: PaidRouteDeps): Promise<Response> {
-  if (c.req.method !== 'POST') return problemResponse(c, problems.methodNotAllowed(c.req.method, ['POST']), { allow: 'POST' });
+  if (c.req.method !== 'POST') return problemResponse(problems.methodNotAllowed(c.req.method, ['POST']), { allow: 'POST' });
   const body = await readBodyLimited(c, deps.maxBodyBytes);
-  if (!body.ok) return problemResponse(c, problems.tooLarge(deps.maxBodyBytes));
+  if (!body.ok) return problemResponse(problems.tooLarge(deps.maxBodyBytes));
   const json = parseJsonBody(body.text);
-  if (!json.ok) return problemResponse(c, problems.invalidInput(json.errors));
+  if (!json.ok) return problemResponse(problems.invalidInput(json.errors));
   const order = json.value as { product?: unknown; input?: unknown };
   const product = typeof order.product === 'string' ? findProduct(deps, order.product) : undefined;
   if (!product) {
-    return problemResponse(c, problems.invalidInput([{ field: 'product', message: 'name a product on sale (its id or MCP tool name; see /.well-known/x402.json)' }]));
+    return problemResponse(problems.invalidInput([{ field: 'product', message: 'name a product on sale (its id or MCP tool name; see /.well-known/x402.json)' }]));
   }
-  if (product.requiresProof) return problemResponse(c, problems.invalidInput([{ field: 'product', message: `${product.id} needs a route-scoped proof: call ${product.http!.path}` }]));
-  if (!deps.rail.ready || !deps.store.healthy) return problemResponse(c, problems.serviceUnavailable('payments cannot be taken right now'), { 'retry-after': '5' });
+  if (product.requiresProof) return problemResponse(problems.invalidInput([{ field: 'product', message: `${product.id} needs a route-scoped proof: call ${product.http!.path}` }]));
+  if (!deps.rail.ready || !deps.store.healthy) return problemResponse(problems.serviceUnavailable('payments cannot be taken right now'), { 'retry-after': '5' });
 
   const surface: Surface = product.http ? 'http' : 'mcp';
   const endpoint = `POST ${path}`;
@@ -45,10 +45,10 @@ async function handleOrder(c: Context, path: string, deps: PaidRouteDeps): Promi
   }
   const payload = decodePayment(paymentHeader, endpoint, deps);
   if (!payload) return paymentRequired(quote(INVALID_PAYMENT_HEADER));
-  if (!input.ok) return problemResponse(c, problems.invalidInput(input.errors.map((e) => ({ field: `input.${e.field}`, message: e.message }))));
+  if (!input.ok) return problemResponse(problems.invalidInput(input.errors.map((e) => ({ field: `input.${e.field}`, message: e.message }))));
 
   const result = await deps.gate.execute({ product, surface, payload, input: input.value, origin: originOf(c, deps.trustedProxyHeader), endpoint });
-  return gateResponse(c, product, result, quote, deps.log);
+  return gateResponse(product, result, quote, deps.log);
 }
 
 function findProduct(deps: PaidRouteDeps, name: string): AvailableProduct | undefined {

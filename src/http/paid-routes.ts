@@ -45,23 +45,23 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   const method = c.req.method;
   const declared = product.http!.method;
   if (!QUOTED_METHODS.has(method)) {
-    return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
+    return problemResponse(problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
   }
   const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
   const methodMatches = method === declared || (method === 'HEAD' && declared === 'GET');
   const body = methodMatches && declared === 'POST' ? await readBodyLimited(c, deps.maxBodyBytes) : undefined;
   if (product.requiresProof) {
     // The proof comes before everything, payment included: without it, 401 and nothing charged.
-    const denied = await proofGate(c, product, body, Boolean(paymentHeader), deps);
+    const denied = await proofGate(product, body, Boolean(paymentHeader), deps);
     if (denied) return denied;
   }
-  if (product.status !== 'available') return problemResponse(c, problems.notImplemented(product.id, product.reason));
+  if (product.status !== 'available') return problemResponse(problems.notImplemented(product.id, product.reason));
   if (!deps.rail.ready) {
-    return problemResponse(c, problems.facilitatorUnavailable('the payment facilitator cannot be reached, so no price can be quoted'), { 'retry-after': '5' });
+    return problemResponse(problems.facilitatorUnavailable('the payment facilitator cannot be reached, so no price can be quoted'), { 'retry-after': '5' });
   }
   if (!deps.store.healthy) {
     // A payment could not be guarded or recorded now: say so before anyone signs one.
-    return problemResponse(c, problems.storeUnavailable(), { 'retry-after': '5' });
+    return problemResponse(problems.storeUnavailable(), { 'retry-after': '5' });
   }
 
   const requestUrl = new URL(c.req.url);
@@ -79,25 +79,25 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   };
   if (!paymentHeader) {
     const proof = c.req.header(SIGN_IN_WITH_X);
-    if (product.freeTier && proof && methodMatches && method !== 'HEAD') return freeCall(c, product, input!, proof, resourceUrl, origin(), quote, deps);
+    if (product.freeTier && proof && methodMatches && method !== 'HEAD') return freeCall(product, input!, proof, resourceUrl, origin(), quote, deps);
     deps.telemetry.challenge(endpoint, originOf(c, deps.trustedProxyHeader));
     // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
     const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;
     return paymentRequired(quote(inputError));
   }
   if (!methodMatches || method === 'HEAD') {
-    return problemResponse(c, problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
+    return problemResponse(problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
   }
 
   const payload = decodePayment(paymentHeader, endpoint, deps);
   if (!payload) return paymentRequired(quote(INVALID_PAYMENT_HEADER));
   if (!input!.ok) {
     const problem = input!.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input!.errors);
-    return problemResponse(c, problem);
+    return problemResponse(problem);
   }
 
   const result = await deps.gate.execute({ product, surface: 'http', payload, input: input!.value, origin: originOf(c, deps.trustedProxyHeader) });
-  return gateResponse(c, product, result, quote, deps.log);
+  return gateResponse(product, result, quote, deps.log);
 }
 
 export const INVALID_PAYMENT_HEADER = 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload';
@@ -113,7 +113,7 @@ export function decodePayment(header: string, endpoint: string, deps: Pick<PaidR
 }
 
 /** The HTTP answer to what the gate did: 200 with PAYMENT-RESPONSE, 402 with the reason, or a problem. */
-export function gateResponse(c: Context, product: Product, result: GateResult, quote: (error?: string) => EncodedQuote, log: Logger): Response {
+export function gateResponse(product: Product, result: GateResult, quote: (error?: string) => EncodedQuote, log: Logger): Response {
   switch (result.status) {
     case 'served':
       return new Response(JSON.stringify(result.output), {
@@ -127,17 +127,16 @@ export function gateResponse(c: Context, product: Product, result: GateResult, q
     case 'payment_failed':
       return paymentRequired(quote(result.failure.reason), result.settlement);
     case 'product_failed':
-      return productFailure(c, product, result.error, log);
+      return productFailure(product, result.error, log);
     case 'unavailable':
-      return problemResponse(c, problems.serviceUnavailable(result.detail), { 'retry-after': '5' });
+      return problemResponse(problems.serviceUnavailable(result.detail), { 'retry-after': '5' });
     case 'pending':
-      return problemResponse(c, problems.settlementPending(), { 'retry-after': '30' });
+      return problemResponse(problems.settlementPending(), { 'retry-after': '30' });
   }
 }
 
 /** A free-tier call: the wallet proof in SIGN-IN-WITH-X instead of a payment. */
 async function freeCall(
-  c: Context,
   product: AvailableProduct,
   input: InputResult,
   header: string,
@@ -146,7 +145,7 @@ async function freeCall(
   quote: (error?: string) => EncodedQuote,
   deps: PaidRouteDeps,
 ): Promise<Response> {
-  if (!input.ok) return problemResponse(c, input.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input.errors));
+  if (!input.ok) return problemResponse(input.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input.errors));
   let proof: unknown;
   try {
     proof = parseSIWxHeader(header);
@@ -155,7 +154,7 @@ async function freeCall(
   }
   const free = await deps.freeTier.serve(product, input.value, proof, resourceUrl, origin);
   if (free.status === 'denied') return paymentRequired(quote(free.reason));
-  if (free.status === 'product_failed') return productFailure(c, product, free.error, deps.log);
+  if (free.status === 'product_failed') return productFailure(product, free.error, deps.log);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'private, no-store', 'free-tier-wallet': free.wallet };
   if (free.remaining !== undefined) headers['free-tier-remaining'] = String(free.remaining);
   return new Response(JSON.stringify(free.output), { status: 200, headers });
@@ -175,7 +174,7 @@ function readInput(url: URL, product: Product, body: RawBody | undefined, limit:
  * JSON body. A proven unpaid request goes on to the 402 (its nonce stays open for the paid retry);
  * a proven paid request spends the nonce.
  */
-async function proofGate(c: Context, product: Product, body: RawBody | undefined, paid: boolean, deps: PaidRouteDeps): Promise<Response | undefined> {
+async function proofGate(product: Product, body: RawBody | undefined, paid: boolean, deps: PaidRouteDeps): Promise<Response | undefined> {
   const route = `${product.http!.method} ${product.http!.path}`;
   const parsed = body?.ok ? parseJsonBody(body.text) : undefined;
   const json = parsed?.ok ? parsed.value : undefined;
@@ -199,9 +198,9 @@ export function paymentRequired(quote: EncodedQuote, settlement?: SettleResponse
   return new Response(quote.body, { status: 402, headers });
 }
 
-function productFailure(c: Context, product: Product, error: unknown, log: Logger): Response {
+function productFailure(product: Product, error: unknown, log: Logger): Response {
   if (error instanceof ProductInputError) {
-    return problemResponse(c, {
+    return problemResponse({
       status: error.status,
       code: 'input-rejected',
       title: 'The product rejected the input',
@@ -210,7 +209,7 @@ function productFailure(c: Context, product: Product, error: unknown, log: Logge
     });
   }
   log.error({ product: product.id, err: describeError(error) }, 'product failed');
-  return problemResponse(c, problems.productFailed(product.id));
+  return problemResponse(problems.productFailed(product.id));
 }
 
 function allowHeader(declared: 'GET' | 'POST'): string {

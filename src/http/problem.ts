@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 
 /** One invalid field, named by its path (`messages.0.role`; `body` for the body as a whole). */
 export interface FieldError {
@@ -24,7 +23,7 @@ export function problemBody(problem: Problem): Record<string, unknown> {
   return { type: `urn:percall:problem:${code}`, code, ...rest };
 }
 
-export function problemResponse(c: Context, problem: Problem, headers: Record<string, string> = {}): Response {
+export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(problemBody(problem)), {
     status: problem.status,
     headers: { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store', ...headers },

@@ -63,9 +63,9 @@ export function registerObservatory(app: Hono, deps: ObservatoryDeps): void {
   });
 
   const admin = async (c: Context, handler: () => Promise<Response>): Promise<Response> => {
-    if (!deps.adminToken) return problemResponse(c, problems.notFound(c.req.path));
+    if (!deps.adminToken) return problemResponse(problems.notFound(c.req.path));
     if (!bearerMatches(c.req.header('authorization'), deps.adminToken)) {
-      return problemResponse(c, { status: 401, code: 'unauthorized', title: 'Unauthorized', detail: 'a valid operator Bearer token is required' }, { 'www-authenticate': 'Bearer' });
+      return problemResponse({ status: 401, code: 'unauthorized', title: 'Unauthorized', detail: 'a valid operator Bearer token is required' }, { 'www-authenticate': 'Bearer' });
     }
     return handler();
   };
@@ -81,7 +81,7 @@ export function registerObservatory(app: Hono, deps: ObservatoryDeps): void {
   app.post('/admin/research/hypotheses', (c) =>
     admin(c, async () => {
       const body = NewHypothesisBody.safeParse(await c.req.json().catch(() => undefined));
-      if (!body.success) return problemResponse(c, problems.invalidInput(body.error.issues.map((i) => ({ field: i.path.join('.') || 'body', message: i.message }))));
+      if (!body.success) return problemResponse(problems.invalidInput(body.error.issues.map((i) => ({ field: i.path.join('.') || 'body', message: i.message }))));
       const b = body.data;
       const created = await deps.store.addHypothesis({
         hypothesis: b.hypothesis,
@@ -105,13 +105,13 @@ export function registerObservatory(app: Hono, deps: ObservatoryDeps): void {
         const id = Number(c.req.param('id'));
         const body = schema.safeParse((await c.req.json().catch(() => ({}))) ?? {});
         if (!Number.isSafeInteger(id) || !body.success) {
-          return problemResponse(c, problems.invalidInput(body.success ? [{ field: 'id', message: 'not a hypothesis id' }] : body.error.issues.map((i) => ({ field: i.path.join('.') || 'body', message: i.message }))));
+          return problemResponse(problems.invalidInput(body.success ? [{ field: 'id', message: 'not a hypothesis id' }] : body.error.issues.map((i) => ({ field: i.path.join('.') || 'body', message: i.message }))));
         }
         const measured = 'measured_value' in body.data ? (body.data.measured_value as string | null) : null;
         const result = await deps.store.closeHypothesis(id, status, { verdict: body.data.verdict, measuredValue: measured });
-        if (!result) return problemResponse(c, problems.notFound(c.req.path));
+        if (!result) return problemResponse(problems.notFound(c.req.path));
         if ('conflict' in result) {
-          return problemResponse(c, {
+          return problemResponse({
             status: 409,
             code: 'invalid-transition',
             title: 'Invalid status transition',
