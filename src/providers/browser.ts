@@ -65,9 +65,12 @@ export class BrowserPool {
     if (!this.browser) {
       const executablePath = chromiumPath();
       if (!executablePath) throw new Error('no Chromium installed (install Debian chromium-headless-shell or set CHROMIUM_PATH)');
+      // Chromium's own sandbox stays on, except as root, where Chromium refuses to start with it.
+      const sandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
       this.browser = chromium.launch({
         executablePath,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        chromiumSandbox: sandbox.length === 0,
+        args: [...sandbox, '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       });
       this.browser.catch(() => (this.browser = undefined));
     }

@@ -57,7 +57,7 @@ export interface SafeResponse {
   redirects: number;
 }
 
-export const USER_AGENT = `percall/${PACKAGE_VERSION} (+https://www.x402.org; machine fetcher; obeys robots of paid APIs by paying)`;
+export const USER_AGENT = `percall/${PACKAGE_VERSION} (pay-per-call machine fetcher; fetches on behalf of a paying caller)`;
 
 /**
  * Whether an address may be reached: public unicast only. Loopback, private, link-local (cloud
