@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createPayingFetch } from '../src/client/paying-fetch.ts';
+import type { Server } from 'node:http';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { ProofRequest } from '../src/identity/proof-request.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { jwtProof } from './helpers/proofs.ts';
+import { localSite } from './helpers/local-site.ts';
+import { paidPostJson } from './helpers/payments.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 let chain: DevChain;
@@ -14,14 +14,12 @@ let site: Server;
 let siteUrl: string;
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
+  ({ url: siteUrl, server: site } = await localSite((req, res) => {
     if (req.url === '/api') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'tide', level: 3.2 }));
     if (req.url === '/page') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Harbour</title></head><body><article><p>The harbour opens at six every morning, all year, weather permitting.</p></article></body></html>');
     if (req.url === '/slow') return setTimeout(() => res.end('{}'), 3000);
     res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
   chain = await startTestChain();
   service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1', PERCALL_FETCH_TIMEOUT_MS: '1000' } });
 });
@@ -31,10 +29,7 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-const post = (path: string, body: unknown) => {
-  const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
-  return pay(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-};
+const post = (path: string, body: unknown) => paidPostJson(chain, `${service.url}${path}`, body);
 
 describe('batch extraction', () => {
   it('mixed successes, schema failures and a timeout: one result each, one payment', async () => {

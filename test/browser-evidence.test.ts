@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createPayingFetch } from '../src/client/paying-fetch.ts';
+import type { Server } from 'node:http';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { chromiumPath } from '../src/providers/browser.ts';
 import type { RunningService } from '../src/runtime.ts';
+import { localSite } from './helpers/local-site.ts';
+import { paidPostJson } from './helpers/payments.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 const PAGE = `<!doctype html><html><head><title>Counter</title></head><body>
@@ -28,9 +28,7 @@ let siteUrl: string;
 
 suite('browser_evidence', () => {
   beforeAll(async () => {
-    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    ({ url: siteUrl, server: site } = await localSite((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE)));
     chain = await startTestChain();
     service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
   });
@@ -40,10 +38,7 @@ suite('browser_evidence', () => {
     await chain?.stop();
   });
 
-  const evidence = (body: unknown) => {
-    const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
-    return pay(`${service.url}/api/v1/paid/evidence/browser`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  };
+  const evidence = (body: unknown) => paidPostJson(chain, `${service.url}/api/v1/paid/evidence/browser`, body);
 
   it('fills, clicks, and returns a screenshot and the DOM text; the page cannot reach a private address', async () => {
     const filled = await evidence({ url: siteUrl, action: 'fill', selector: '#name', value: 'Ada' });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createPayingFetch } from '../src/client/paying-fetch.ts';
+import type { Server } from 'node:http';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
+import { localSite } from './helpers/local-site.ts';
+import { paidPostJson } from './helpers/payments.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 let chain: DevChain;
@@ -13,13 +13,11 @@ let apiUrl: string;
 let seenPaymentHeaders = 0;
 
 beforeAll(async () => {
-  api = createServer((req, res) => {
+  ({ url: apiUrl, server: api } = await localSite((req, res) => {
     if (req.headers['payment-signature'] || req.headers['x-payment']) seenPaymentHeaders++;
     if (req.url === '/status') return res.writeHead(200, { 'content-type': 'application/json', 'x-api-version': '3.1.4' }).end(JSON.stringify({ ok: true, uptime: 42, secret: 'never-returned' }));
     res.writeHead(500).end('boom');
-  });
-  await new Promise<void>((r) => api.listen(0, '127.0.0.1', () => r()));
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  }));
   chain = await startTestChain();
   service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 });
@@ -30,8 +28,7 @@ afterAll(async () => {
 });
 
 async function evaluate(body: unknown): Promise<{ status: number; json: Record<string, any> }> {
-  const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
-  const response = await pay(`${service.url}/api/v1/paid/endpoint-task-evaluation`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await paidPostJson(chain, `${service.url}/api/v1/paid/endpoint-task-evaluation`, body);
   return { status: response.status, json: (await response.json()) as Record<string, any> };
 }
 

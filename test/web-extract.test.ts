@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createPayingFetch } from '../src/client/paying-fetch.ts';
+import type { Server } from 'node:http';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
+import { localSite } from './helpers/local-site.ts';
+import { paidPostJson } from './helpers/payments.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 const ARTICLE = `<!doctype html>
@@ -39,15 +39,13 @@ let site: Server;
 let siteUrl: string;
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
+  ({ url: siteUrl, server: site } = await localSite((req, res) => {
     if (req.url === '/articles/tides') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE);
     if (req.url === '/old') return res.writeHead(301, { location: '/articles/tides' }).end();
     if (req.url === '/data.json') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"b":2,"a":[1,2]}');
     if (req.url === '/file.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7');
     res.writeHead(404).end('not here');
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }));
   chain = await startTestChain();
   // Test pages are served on loopback, which the fetcher only reaches when told to.
   service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
@@ -58,10 +56,7 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-const extract = (url: string) => {
-  const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
-  return pay(`${service.url}/api/v1/paid/web-extract`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
-};
+const extract = (url: string) => paidPostJson(chain, `${service.url}/api/v1/paid/web-extract`, { url });
 
 describe('web-extract', () => {
   it('extracts the article: clean text, Markdown, title, final URL, links and metadata; charged 0.03', async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createPayingFetch } from '../src/client/paying-fetch.ts';
+import type { Server } from 'node:http';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
+import { localSite } from './helpers/local-site.ts';
+import { paidPostJson } from './helpers/payments.ts';
 import { startTestChain, startTestService } from './helpers/service.ts';
 
 let chain: DevChain;
@@ -13,9 +13,7 @@ let bareUrl: string;
 
 beforeAll(async () => {
   // A service with none of the discovery documents, whose "paid" route answers 200.
-  bare = createServer((req, res) => (req.url === '/' ? res.end('<html><body>hello</body></html>') : res.writeHead(404).end()));
-  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', () => r()));
-  bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
+  ({ url: bareUrl, server: bare } = await localSite((req, res) => (req.url === '/' ? res.end('<html><body>hello</body></html>') : res.writeHead(404).end())));
   chain = await startTestChain();
   service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 });
@@ -26,8 +24,7 @@ afterAll(async () => {
 });
 
 async function call(path: string, body: unknown): Promise<Record<string, any>> {
-  const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
-  const response = await pay(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await paidPostJson(chain, `${service.url}${path}`, body);
   expect(response.status).toBe(200);
   return (await response.json()) as Record<string, any>;
 }

@@ -19,6 +19,17 @@ export const webExtractOutput = z.looseObject({
   extracted_at: z.iso.datetime().optional().describe('Extraction timestamp, ISO 8601'),
 });
 
+/** What the batch products return: one result or failure per URL. */
+const BATCH_OUTPUT_EXAMPLE = {
+  results: [
+    { url: 'https://example.com/', ok: true, data: { url: 'https://example.com/', title: 'Example Domain', content: 'This domain is for use in illustrative examples in documents.' } },
+    { url: 'https://example.org/missing', ok: false, error: { status: 422, message: 'the page answered HTTP 404' } },
+  ],
+  succeeded: 1,
+  failed: 1,
+  extracted_at: '2025-06-01T12:00:00.000Z',
+};
+
 export const webProducts: Product[] = [
   available({
     id: 'web-extract',
@@ -123,15 +134,7 @@ export const webProducts: Product[] = [
         },
       ],
     },
-    outputExample: {
-      results: [
-        { url: 'https://example.com/', ok: true, data: { url: 'https://example.com/', title: 'Example Domain', content: 'This domain is for use in illustrative examples in documents.' } },
-        { url: 'https://example.org/missing', ok: false, error: { status: 422, message: 'the page answered HTTP 404' } },
-      ],
-      succeeded: 1,
-      failed: 1,
-      extracted_at: '2025-06-01T12:00:00.000Z',
-    },
+    outputExample: BATCH_OUTPUT_EXAMPLE,
     run: batchExtract,
   }),
   available({
@@ -148,15 +151,7 @@ export const webProducts: Product[] = [
       urls: z.array(httpsUrl()).min(1).max(MAX_BATCH_URLS).describe('Up to 10 HTTPS URLs'),
     }),
     inputExample: { urls: ['https://example.com/', 'https://example.org/'] },
-    outputExample: {
-      results: [
-        { url: 'https://example.com/', ok: true, data: { url: 'https://example.com/', title: 'Example Domain', content: 'This domain is for use in illustrative examples in documents.' } },
-        { url: 'https://example.org/missing', ok: false, error: { status: 422, message: 'the page answered HTTP 404' } },
-      ],
-      succeeded: 1,
-      failed: 1,
-      extracted_at: '2025-06-01T12:00:00.000Z',
-    },
+    outputExample: BATCH_OUTPUT_EXAMPLE,
     run: batchUrlJson,
   }),
   available({
@@ -178,15 +173,7 @@ export const webProducts: Product[] = [
     }),
     inputExample: { urls: ['https://example.com/'] },
     requiresProof: true,
-    outputExample: {
-      results: [
-        { url: 'https://example.com/', ok: true, data: { url: 'https://example.com/', title: 'Example Domain', content: 'This domain is for use in illustrative examples in documents.' } },
-        { url: 'https://example.org/missing', ok: false, error: { status: 422, message: 'the page answered HTTP 404' } },
-      ],
-      succeeded: 1,
-      failed: 1,
-      extracted_at: '2025-06-01T12:00:00.000Z',
-    },
+    outputExample: BATCH_OUTPUT_EXAMPLE,
     run: batchUrlJson,
   }),
   unavailable({

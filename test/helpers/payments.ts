@@ -5,6 +5,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { authorizationTypes, toClientEvmSigner } from '@x402/evm';
 import { getAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { createPayingFetch } from '../../src/client/paying-fetch.ts';
 
 /** The 402 quote of a route, read from its PAYMENT-REQUIRED header. */
 export async function quote(url: string, init?: RequestInit): Promise<PaymentRequired> {
@@ -66,4 +67,10 @@ export async function tamper(
       },
     }));
   return { ...payload, accepted, payload: { authorization, signature } };
+}
+
+/** POSTs JSON to a paid route and pays with the official @x402/fetch client as the chain's dev buyer. */
+export function paidPostJson(chain: { buyer: { privateKey: Hex }; network: `${string}:${string}`; usdc: string }, url: string, body: unknown): Promise<Response> {
+  const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+  return pay(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
