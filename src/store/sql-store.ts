@@ -160,6 +160,7 @@ export class SqlStore implements Store {
     return rows.map(toLedgerEntry);
   }
 
+  /** In-flight rows first, so a backlog of long-pending ones (waiting for expiry) never starves them. */
   async unresolvedPayments(): Promise<UnresolvedPayment[]> {
     const rows = await this.run<{
       payment_key: string;
@@ -179,7 +180,7 @@ export class SqlStore implements Store {
     }>(
       `SELECT payment_key, state, product, surface, network, scheme, asset, pay_to, amount::text AS amount, payer,
               valid_before, owner, tx_hash, updated_at
-       FROM payments WHERE state IN ('verifying', 'settling', 'pending') ORDER BY updated_at LIMIT 500`,
+       FROM payments WHERE state IN ('verifying', 'settling', 'pending') ORDER BY (state = 'pending'), updated_at LIMIT 500`,
     );
     return rows.map((r) => ({
       key: r.payment_key,
