@@ -15,11 +15,6 @@ export interface PaymentFailure {
   network?: string;
 }
 
-/** Facilitator or network trouble on our side: the caller should retry later, nothing was charged. */
-export class FacilitatorUnavailableError extends Error {
-  override name = 'FacilitatorUnavailableError';
-}
-
 /**
  * Reasons are shown to callers (the 402 `error`). Facilitators may put free text there, which can
  * carry RPC URLs with API keys or request data: only short machine codes pass, anything else
