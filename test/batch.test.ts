@@ -6,7 +6,7 @@ import type { RunningService } from '../src/runtime.ts';
 import { jwtProof } from './helpers/proofs.ts';
 import { localSite } from './helpers/local-site.ts';
 import { paidPostJson } from './helpers/payments.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
@@ -20,14 +20,9 @@ beforeAll(async () => {
     if (req.url === '/slow') return setTimeout(() => res.end('{}'), 3000);
     res.writeHead(404).end();
   }));
-  chain = await startTestChain();
-  service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1', PERCALL_FETCH_TIMEOUT_MS: '1000' } });
 });
-afterAll(async () => {
-  site?.close();
-  await service?.stop();
-  await chain?.stop();
-});
+afterAll(() => site?.close());
+useTestService((c, s) => ((chain = c), (service = s)), { env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1', PERCALL_FETCH_TIMEOUT_MS: '1000' } });
 
 const post = (path: string, body: unknown) => paidPostJson(chain, `${service.url}${path}`, body);
 

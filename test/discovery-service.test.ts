@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validate } from '@readme/openapi-parser';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
@@ -7,7 +7,7 @@ import { Catalogue } from '../src/catalogue/index.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { usdToAtomic } from '../src/money.ts';
 import type { RunningService } from '../src/runtime.ts';
-import { startTestChain, startTestService } from './helpers/service.ts';
+import { useTestService } from './helpers/service.ts';
 
 /** The running service with the real catalogue: every discovery document must list exactly what is on sale. */
 let chain: DevChain;
@@ -16,14 +16,7 @@ const catalogue = new Catalogue(ALL_PRODUCTS);
 const availableHttp = catalogue.available('http');
 const unavailableHttp = catalogue.httpProducts().filter((p) => p.status !== 'available');
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  service = await startTestService({ chain });
-});
-afterAll(async () => {
-  await service?.stop();
-  await chain?.stop();
-});
+useTestService((c, s) => ((chain = c), (service = s)));
 
 async function getJson<T>(path: string): Promise<T> {
   const response = await fetch(`${service.url}${path}`);

@@ -4,7 +4,7 @@ import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { localSite } from './helpers/local-site.ts';
 import { paidPostJson } from './helpers/payments.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
@@ -18,14 +18,9 @@ beforeAll(async () => {
     if (req.url === '/status') return res.writeHead(200, { 'content-type': 'application/json', 'x-api-version': '3.1.4' }).end(JSON.stringify({ ok: true, uptime: 42, secret: 'never-returned' }));
     res.writeHead(500).end('boom');
   }));
-  chain = await startTestChain();
-  service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 });
-afterAll(async () => {
-  api?.close();
-  await service?.stop();
-  await chain?.stop();
-});
+afterAll(() => api?.close());
+useTestService((c, s) => ((chain = c), (service = s)), { env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 
 async function evaluate(body: unknown): Promise<{ status: number; json: Record<string, any> }> {
   const response = await paidPostJson(chain, `${service.url}/api/v1/paid/endpoint-task-evaluation`, body);

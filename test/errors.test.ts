@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 import { paymentHeader, quote, settlementOf, signPayment } from './helpers/payments.ts';
 import { TEST_PRODUCTS } from './helpers/products.ts';
 
@@ -25,14 +25,7 @@ function faultyFacilitator(inner: FacilitatorClient): FacilitatorClient {
   };
 }
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  service = await startTestService({ chain, products: TEST_PRODUCTS, wrapFacilitator: faultyFacilitator, env: { MAX_BODY_BYTES: '2048' } });
-});
-afterAll(async () => {
-  await service?.stop();
-  await chain?.stop();
-});
+useTestService((c, s) => ((chain = c), (service = s)), { products: TEST_PRODUCTS, wrapFacilitator: faultyFacilitator, env: { MAX_BODY_BYTES: '2048' } });
 
 const strictUrl = () => `${service.url}/api/v1/paid/test-strict`;
 const validBody = { name: 'ada', count: 2, url: 'https://example.com/' };

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLocalJWKSet, createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT, UnsecuredJWT, type JWK } from 'jose';
 import { createHmac } from 'node:crypto';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { freshDatabase } from './helpers/postgres.ts';
-import { startTestChain, startTestService } from './helpers/service.ts';
+import { startTestService, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
 const GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  service = await startTestService({ chain });
-});
-afterAll(async () => {
-  await service?.stop();
-  await chain?.stop();
-});
+useTestService((c, s) => ((chain = c), (service = s)));
 
 const post = (path: string, body: unknown, base = service.url) =>
   fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
@@ -8,20 +8,13 @@ import type { DevChain } from '../src/devchain/stack.ts';
 import { usdToAtomic } from '../src/money.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { signPayment } from './helpers/payments.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
 const catalogue = new Catalogue(ALL_PRODUCTS);
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  service = await startTestService({ chain });
-});
-afterAll(async () => {
-  await service?.stop();
-  await chain?.stop();
-});
+useTestService((c, s) => ((chain = c), (service = s)));
 
 /** The official MCP client over streamable HTTP, exactly as an agent would connect. */
 async function connect(query = ''): Promise<Client> {

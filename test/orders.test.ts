@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { METRICS } from '../src/telemetry/counters.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  service = await startTestService({ chain });
-});
-afterAll(async () => {
-  await service?.stop();
-  await chain?.stop();
-});
+useTestService((c, s) => ((chain = c), (service = s)));
 
 const order = (path: string, body: unknown, init: RequestInit = {}) =>
   fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...init });

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { requestHash, type ProofRequest } from '../src/identity/proof-request.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { paymentHeader, quote, signPayment } from './helpers/payments.ts';
 import { TEST_PRODUCTS } from './helpers/products.ts';
 import { jwtProof } from './helpers/proofs.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
@@ -13,14 +13,7 @@ const X401 = '/api/v1/paid/x401-batch-extract';
 const PROVEN = '/api/v1/paid/test-proof';
 const body = { urls: ['https://example.com/a', 'https://example.com/b'] };
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  service = await startTestService({ chain, products: TEST_PRODUCTS });
-});
-afterAll(async () => {
-  await service?.stop();
-  await chain?.stop();
-});
+useTestService((c, s) => ((chain = c), (service = s)), { products: TEST_PRODUCTS });
 
 const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
   fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });

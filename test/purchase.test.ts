@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PaymentRequired } from '@x402/core/types';
 import type { ProductContext } from '../src/catalogue/types.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { extractionSample } from '../src/products/purchase.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { signPayment } from './helpers/payments.ts';
-import { startTestChain, startTestService } from './helpers/service.ts';
+import { useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
-});
-afterAll(async () => {
-  await service?.stop();
-  await chain?.stop();
-});
+useTestService((c, s) => ((chain = c), (service = s)), { env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 
 async function mcpCall(name: string, args: unknown, meta?: unknown): Promise<{ isError?: boolean; structuredContent: any }> {
   const response = await fetch(`${service.url}/mcp`, {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PaymentPayload } from '@x402/core/types';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { createLocalFacilitator } from '../src/payments/facilitator.ts';
@@ -6,7 +6,7 @@ import { paymentKey } from '../src/payments/payment-key.ts';
 import type { RunningService } from '../src/runtime.ts';
 import type { PaymentReservation } from '../src/store/types.ts';
 import { paymentHeader, quote, settlementOf, signPayment } from './helpers/payments.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 
 /**
  * Crashes are simulated exactly: a reservation left by an instance that is gone, in the state it
@@ -15,15 +15,8 @@ import { balances, startTestChain, startTestService } from './helpers/service.ts
 let chain: DevChain;
 let service: RunningService;
 
-beforeAll(async () => {
-  chain = await startTestChain();
-  // Background passes out of the way: each test runs its pass itself.
-  service = await startTestService({ chain, env: { RECONCILE_INTERVAL_MS: '3600000', OWNER_TIMEOUT_MS: '3600000' } });
-});
-afterAll(async () => {
-  await service?.stop();
-  await chain?.stop();
-});
+// Background passes out of the way: each test runs its pass itself.
+useTestService((c, s) => ((chain = c), (service = s)), { env: { RECONCILE_INTERVAL_MS: '3600000', OWNER_TIMEOUT_MS: '3600000' } });
 
 async function paymentFor(path: string): Promise<PaymentPayload> {
   return signPayment(chain.buyer.privateKey, await quote(`${service.url}${path}`));

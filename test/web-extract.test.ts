@@ -4,7 +4,7 @@ import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { localSite } from './helpers/local-site.ts';
 import { paidPostJson } from './helpers/payments.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 
 const ARTICLE = `<!doctype html>
 <html lang="en-GB">
@@ -46,15 +46,10 @@ beforeAll(async () => {
     if (req.url === '/file.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7');
     res.writeHead(404).end('not here');
   }));
-  chain = await startTestChain();
-  // Test pages are served on loopback, which the fetcher only reaches when told to.
-  service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 });
-afterAll(async () => {
-  site?.close();
-  await service?.stop();
-  await chain?.stop();
-});
+afterAll(() => site?.close());
+// Test pages are served on loopback, which the fetcher only reaches when told to.
+useTestService((c, s) => ((chain = c), (service = s)), { env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 
 const extract = (url: string) => paidPostJson(chain, `${service.url}/api/v1/paid/web-extract`, { url });
 

@@ -4,7 +4,7 @@ import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { localSite } from './helpers/local-site.ts';
 import { paidPostJson } from './helpers/payments.ts';
-import { startTestChain, startTestService } from './helpers/service.ts';
+import { useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
@@ -14,14 +14,9 @@ let bareUrl: string;
 beforeAll(async () => {
   // A service with none of the discovery documents, whose "paid" route answers 200.
   ({ url: bareUrl, server: bare } = await localSite((req, res) => (req.url === '/' ? res.end('<html><body>hello</body></html>') : res.writeHead(404).end())));
-  chain = await startTestChain();
-  service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 });
-afterAll(async () => {
-  bare?.close();
-  await service?.stop();
-  await chain?.stop();
-});
+afterAll(() => bare?.close());
+useTestService((c, s) => ((chain = c), (service = s)), { env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 
 async function call(path: string, body: unknown): Promise<Record<string, any>> {
   const response = await paidPostJson(chain, `${service.url}${path}`, body);

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,4 +51,25 @@ export function balances(chain: DevChain): Promise<{ buyer: bigint; payTo: bigin
 export function capturingLogger(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
   return { log: createLogger('trace', { write: (line: string) => void lines.push(line) }), lines };
+}
+
+/**
+ * A chain and the service on it for a whole test file: started before its tests, stopped after.
+ * `bind` hands them to the file's own variables.
+ */
+export function useTestService(
+  bind: (chain: DevChain, service: RunningService & { dataDir: string }) => void,
+  options: Omit<Parameters<typeof startTestService>[0], 'chain'> = {},
+): void {
+  let chain: DevChain | undefined;
+  let service: (RunningService & { dataDir: string }) | undefined;
+  beforeAll(async () => {
+    chain = await startTestChain();
+    service = await startTestService({ ...options, chain });
+    bind(chain, service);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await chain?.stop();
+  });
 }
