@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import type { FacilitatorClient } from '@x402/core/server';
 import { ALL_PRODUCTS } from './catalogue/all.ts';
-import { Catalogue } from './catalogue/index.ts';
+import { Catalogue, withUpstreams } from './catalogue/index.ts';
+import { ChatUpstream } from './providers/llm.ts';
 import { INFERENCE_MODELS } from './catalogue/models.ts';
 import type { Product } from './catalogue/types.ts';
 import type { Config } from './config.ts';
@@ -21,7 +22,7 @@ import { ProductRunner } from './products/runner.ts';
 import { FreeTierDoor } from './payments/free-tier.ts';
 import { Reconciler } from './payments/reconciler.ts';
 import type { SettlementChain } from './payments/settlement-chain.ts';
-import { X402Rail, type EvmOffer } from './payments/x402-rail.ts';
+import { X402Rail, type PaymentOffer } from './payments/x402-rail.ts';
 import { Telemetry } from './telemetry/counters.ts';
 import { registerObservatory } from './telemetry/routes.ts';
 import type { Store } from './store/types.ts';
@@ -33,7 +34,7 @@ export interface PercallOptions {
   store: Store;
   facilitator: FacilitatorClient;
   /** Ways to pay; the dev stack supplies its chain's, production the configured mainnet ones. */
-  offers: EvmOffer[];
+  offers: PaymentOffer[];
   /** The catalogue; defaults to every declared product. Tests add products with strict schemas. */
   products?: readonly Product[];
   /** Public base URL; the request's origin when unset. */
@@ -60,7 +61,8 @@ export interface Percall {
 /** Composition root: catalogue, payment rail and gate, HTTP routes. Starting a listener is separate. */
 export async function createPercall(options: PercallOptions): Promise<Percall> {
   const { config, log, store } = options;
-  const catalogue = new Catalogue(options.products ?? ALL_PRODUCTS);
+  const llm = config.inference ? new ChatUpstream(config.inference) : undefined;
+  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set(llm ? (['llm'] as const) : [])));
   const rail = new X402Rail(options.facilitator, options.offers, config.serviceName);
   await rail.start(catalogue.products, (error, delayMs) =>
     log.warn({ err: describeError(error), retryInMs: delayMs }, 'payment facilitator unavailable; paid routes answer 503 until it is'),
@@ -75,7 +77,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   });
   // The same tick is the heartbeat: it must come well within the owner timeout.
   await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
-  const runner = new ProductRunner(catalogue, config.fetchPolicy);
+  const runner = new ProductRunner(catalogue, config.fetchPolicy, llm);
   const gate = new PaymentGate({ runner, rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
 
   const app = new Hono();
@@ -88,6 +90,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     catalogue,
     offers: options.offers,
     accepts: (product, surface) => rail.requirementsFor(product, surface),
+    excluded: (product, surface) => rail.excludedFor(product, surface),
     models: INFERENCE_MODELS,
     startedAt: new Date(),
   };

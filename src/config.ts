@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { usdToAtomic } from './money.ts';
 import { policyFromEnv, type FetchPolicy } from './providers/safe-fetch.ts';
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x + 40 hex characters');
@@ -11,6 +12,15 @@ export const BASE_MAINNET = {
   network: 'eip155:8453',
   usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
 } as const;
+
+/** USDC on Solana mainnet, the production default for the Solana leg. */
+export const SOLANA_MAINNET = {
+  network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+  usdc: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+} as const;
+
+const solanaAddress = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 Solana address');
+const usdAmount = z.string().regex(/^\d+(\.\d{1,6})?$/, 'expected a USD amount with at most 6 decimals');
 
 const EnvSchema = z.object({
   PERCALL_MODE: z.enum(['dev', 'production']).default('dev'),
@@ -35,6 +45,28 @@ const EnvSchema = z.object({
   USDC_ADDRESS: evmAddress.default(BASE_MAINNET.usdc),
   USDC_NAME: z.string().default('USD Coin'),
   USDC_VERSION: z.string().default('2'),
+  SOLANA_NETWORK: z.string().regex(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/).default(SOLANA_MAINNET.network),
+  SOLANA_USDC_MINT: solanaAddress.default(SOLANA_MAINNET.usdc),
+  /** Receives USDC on Solana (its associated token account must exist); without it Solana is not offered. */
+  SOLANA_PAY_TO: solanaAddress.optional(),
+  /** Built-in facilitator on Solana: RPC and the fee payer's base58 secret key (never logged). */
+  SOLANA_RPC_URL: z.url().optional(),
+  SOLANA_FEE_PAYER_KEY: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/, 'expected a base58 64-byte secret key').optional(),
+  /** Dev mode only: join the Solana shim another percall process started instead of starting one. */
+  DEV_SOLANA_RPC_URL: z.url().optional(),
+  /**
+   * The smallest payment the facilitator settles, per network family, in USD. Routes priced below
+   * it do not offer that network. Defaults: none for the built-in facilitator; 0.001 (EVM) and
+   * 0.01 (Solana) with a remote one, the floors some hosted facilitators enforce.
+   */
+  FACILITATOR_MIN_USD_EVM: usdAmount.optional(),
+  FACILITATOR_MIN_USD_SOLANA: usdAmount.optional(),
+  /** OpenAI-compatible chat-completions upstream of the inference products; they are on sale only with a key. */
+  INFERENCE_API_URL: z.url().default('https://openrouter.ai/api/v1'),
+  INFERENCE_API_KEY: z.string().min(1).optional(),
+  INFERENCE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** Meter `upto` inference by tokens at this USD price per 1,000 tokens (never above the authorization); flat price when unset. */
+  INFERENCE_USD_PER_1K_TOKENS: usdAmount.optional(),
   /** Seconds a signed payment stays valid after the quote (x402 `maxTimeoutSeconds`). */
   PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(300),
   /** Dev mode only: join this running chain (its test USDC already deployed) instead of starting anvil. */
@@ -81,6 +113,11 @@ export interface Config {
   paymentTimeoutSeconds: number;
   payTo?: `0x${string}`;
   evm: { network: `eip155:${number}`; usdc: `0x${string}`; usdcName: string; usdcVersion: string };
+  solana: { network: `solana:${string}`; usdc: string; payTo?: string; rpcUrl?: string; feePayerKey?: string; devRpcUrl?: string };
+  /** The inference upstream (its key is never logged). */
+  inference?: { baseUrl: string; apiKey: string; timeoutMs: number; atomicPerThousandTokens?: bigint };
+  /** Smallest settled payment per network family, atomic units. */
+  minimumAmount: { evm: bigint; solana: bigint };
   devRpcUrl?: string;
   databaseUrl?: string;
   databasePoolSize: number;
@@ -111,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${issues}`);
   }
   const e = parsed.data;
+  const remoteFacilitator = e.PERCALL_MODE === 'production' && e.FACILITATOR_URL !== undefined;
   const config: Config = {
     mode: e.PERCALL_MODE,
     port: e.PORT,
@@ -132,6 +170,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       usdc: e.USDC_ADDRESS as `0x${string}`,
       usdcName: e.USDC_NAME,
       usdcVersion: e.USDC_VERSION,
+    },
+    solana: {
+      network: e.SOLANA_NETWORK as `solana:${string}`,
+      usdc: e.SOLANA_USDC_MINT,
+      payTo: e.SOLANA_PAY_TO,
+      rpcUrl: e.SOLANA_RPC_URL,
+      feePayerKey: e.SOLANA_FEE_PAYER_KEY,
+      devRpcUrl: e.DEV_SOLANA_RPC_URL,
+    },
+    ...(e.INFERENCE_API_KEY
+      ? {
+          inference: {
+            baseUrl: e.INFERENCE_API_URL,
+            apiKey: e.INFERENCE_API_KEY,
+            timeoutMs: e.INFERENCE_TIMEOUT_MS,
+            ...(e.INFERENCE_USD_PER_1K_TOKENS ? { atomicPerThousandTokens: usdToAtomic(e.INFERENCE_USD_PER_1K_TOKENS) } : {}),
+          },
+        }
+      : {}),
+    minimumAmount: {
+      evm: usdToAtomic(e.FACILITATOR_MIN_USD_EVM ?? (remoteFacilitator ? '0.001' : '0')),
+      solana: usdToAtomic(e.FACILITATOR_MIN_USD_SOLANA ?? (remoteFacilitator ? '0.01' : '0')),
     },
     devRpcUrl: e.DEV_RPC_URL,
     databaseUrl: e.DATABASE_URL,

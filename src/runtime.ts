@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { devStatePath, startDevChain, type DevChain, type DevInfo } from './devchain/stack.ts';
 import { describeError, type Logger } from './log.ts';
 import { createLocalFacilitator, createRemoteFacilitator } from './payments/facilitator.ts';
-import type { EvmOffer } from './payments/x402-rail.ts';
+import type { PaymentOffer } from './payments/x402-rail.ts';
 import { listen } from './server.ts';
 import { evmSettlementChain } from './payments/settlement-chain.ts';
 import { openEmbeddedStore } from './store/embedded.ts';
@@ -52,7 +52,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   try {
     let devChain = config.mode === 'dev' ? options.devChain : undefined;
     let facilitator: FacilitatorClient;
-    let offer: EvmOffer;
+    let offer: PaymentOffer;
     if (config.mode === 'dev') {
       if (!devChain) {
         devChain = await startDevChain({
@@ -71,7 +71,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
         // Instances sharing one chain need a gas wallet each: nonces are managed per process.
         privateKey: config.facilitatorKey ?? devChain.facilitatorKey,
       });
-      offer = { network: devChain.network, asset: devChain.usdc, assetName: devChain.usdcName, assetVersion: devChain.usdcVersion, payTo: devChain.payTo, maxTimeoutSeconds: config.paymentTimeoutSeconds };
+      offer = { family: 'evm', minimumAmount: config.minimumAmount.evm, network: devChain.network, asset: devChain.usdc, assetName: devChain.usdcName, assetVersion: devChain.usdcVersion, payTo: devChain.payTo, maxTimeoutSeconds: config.paymentTimeoutSeconds };
     } else {
       facilitator = config.facilitatorUrl
         ? createRemoteFacilitator(config.facilitatorUrl, config.facilitatorTimeoutMs)
@@ -82,7 +82,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
             privateKey: config.facilitatorKey!,
             pollingIntervalMs: 1000,
           });
-      offer = { network: config.evm.network, asset: config.evm.usdc, assetName: config.evm.usdcName, assetVersion: config.evm.usdcVersion, payTo: config.payTo!, maxTimeoutSeconds: config.paymentTimeoutSeconds };
+      offer = { family: 'evm', minimumAmount: config.minimumAmount.evm, network: config.evm.network, asset: config.evm.usdc, assetName: config.evm.usdcName, assetVersion: config.evm.usdcVersion, payTo: config.payTo!, maxTimeoutSeconds: config.paymentTimeoutSeconds };
     }
     if (options.wrapFacilitator) facilitator = options.wrapFacilitator(facilitator);
 

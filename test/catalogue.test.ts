@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ALL_PRODUCTS } from '../src/catalogue/all.ts';
+import { withUpstreams } from '../src/catalogue/index.ts';
 import { INFERENCE_MODELS } from '../src/catalogue/models.ts';
 import type { AvailableProduct, Product, ProductContext } from '../src/catalogue/types.ts';
 
@@ -262,8 +263,18 @@ describe('catalogue', () => {
     );
   });
 
+  it('sells the inference products only where an upstream is configured', () => {
+    const sold = withUpstreams(products, new Set());
+    for (const id of ['inference', 'chat-completion']) {
+      const product = sold.find((p) => p.id === id)!;
+      expect(product.status).toBe('unavailable');
+      expect(product.status === 'unavailable' && product.reason).toMatch(/INFERENCE_API_KEY/);
+    }
+    expect(withUpstreams(products, new Set(['llm'])).find((p) => p.id === 'inference')!.status).toBe('available');
+  });
+
   it('sells exactly the implemented products', () => {
-    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify']);
+    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'chat-completion', 'echo', 'endpoint-task-evaluation', 'inference', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify']);
   });
 });
 

@@ -3,7 +3,7 @@ import { validate } from '@readme/openapi-parser';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { ALL_PRODUCTS } from '../src/catalogue/all.ts';
-import { Catalogue } from '../src/catalogue/index.ts';
+import { Catalogue, withUpstreams } from '../src/catalogue/index.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { usdToAtomic } from '../src/money.ts';
 import type { RunningService } from '../src/runtime.ts';
@@ -12,7 +12,8 @@ import { useTestService } from './helpers/service.ts';
 /** The running service with the real catalogue: every discovery document must list exactly what is on sale. */
 let chain: DevChain;
 let service: RunningService;
-const catalogue = new Catalogue(ALL_PRODUCTS);
+// The test services run without an inference upstream, so they sell what withUpstreams leaves.
+const catalogue = new Catalogue(withUpstreams(ALL_PRODUCTS, new Set()));
 const availableHttp = catalogue.available('http');
 const unavailableHttp = catalogue.httpProducts().filter((p) => p.status !== 'available');
 

@@ -13,7 +13,7 @@ import { buildLlmsFullTxt, buildLlmsTxt } from '../src/discovery/llms.ts';
 import { buildOpenApi } from '../src/discovery/openapi.ts';
 import { buildX402Catalogue } from '../src/discovery/x402-catalogue.ts';
 import { registerFreeRoutes } from '../src/http/free-routes.ts';
-import type { EvmOffer } from '../src/payments/x402-rail.ts';
+import type { PaymentOffer } from '../src/payments/x402-rail.ts';
 
 const treeNode: z.ZodType<{ name: string; children?: unknown[] }> = z.object({
   name: z.string(),
@@ -89,13 +89,15 @@ const PRODUCTS: Product[] = [
   }),
 ];
 
-const OFFER: EvmOffer = {
+const OFFER: PaymentOffer = {
+  family: 'evm',
   network: 'eip155:31337',
   asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
   assetName: 'USD Coin',
   assetVersion: '2',
   payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
   maxTimeoutSeconds: 300,
+  minimumAmount: 0n,
 };
 
 function makeCtx(products: readonly Product[] = PRODUCTS): DiscoveryContext {

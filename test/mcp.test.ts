@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
-import { Catalogue } from '../src/catalogue/index.ts';
+import { Catalogue, withUpstreams } from '../src/catalogue/index.ts';
 import { ALL_PRODUCTS } from '../src/catalogue/all.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { usdToAtomic } from '../src/money.ts';
@@ -12,7 +12,8 @@ import { balances, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
-const catalogue = new Catalogue(ALL_PRODUCTS);
+// The test services run without an inference upstream, so they sell what withUpstreams leaves.
+const catalogue = new Catalogue(withUpstreams(ALL_PRODUCTS, new Set()));
 
 useTestService((c, s) => ((chain = c), (service = s)));
 

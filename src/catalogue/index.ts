@@ -1,4 +1,4 @@
-import type { AvailableProduct, Product, Surface } from './types.ts';
+import { unavailable, type AvailableProduct, type Product, type Surface, type UpstreamProvider } from './types.ts';
 
 export type { AvailableProduct, Product, Surface } from './types.ts';
 
@@ -11,6 +11,20 @@ export function priceFor(product: Product, surface: Surface): string {
 
 export function isAvailable(product: Product): product is AvailableProduct {
   return product.status === 'available';
+}
+
+const MISSING_UPSTREAM: Record<UpstreamProvider, string> = {
+  llm: 'this instance has no inference upstream configured (INFERENCE_API_KEY)',
+};
+
+/** The declarations as sold on this instance: a product whose upstream is not configured is unavailable. */
+export function withUpstreams(products: readonly Product[], configured: ReadonlySet<UpstreamProvider>): Product[] {
+  return products.map((product) => {
+    const missing = product.requires?.find((need) => !configured.has(need));
+    if (!missing || product.status !== 'available') return product;
+    const { run: _run, status: _status, ...declaration } = product;
+    return unavailable({ ...declaration, reason: MISSING_UPSTREAM[missing] });
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INFERENCE_MODEL_IDS } from './models.ts';
-import { FIXED, X402_BOTH, unavailable, type Product } from './types.ts';
+import { runChatCompletion } from '../products/inference.ts';
+import { FIXED, X402_BOTH, available, type Product } from './types.ts';
 
 const ANNOTATIONS = { readOnlyHint: true, openWorldHint: true } as const;
 
@@ -27,8 +28,17 @@ const chatExample = {
   stream: false,
 };
 
+const chatOutputExample = {
+  id: 'gen-1763769600-a1b2c3',
+  object: 'chat.completion',
+  created: 1763769600,
+  model: INFERENCE_MODEL_IDS[0],
+  choices: [{ index: 0, message: { role: 'assistant', content: 'HTTP 402 Payment Required asks the caller to pay before the server answers.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 24, completion_tokens: 15, total_tokens: 39 },
+};
+
 export const inferenceProducts: Product[] = [
-  unavailable({
+  available({
     id: 'inference',
     title: 'Chat-completion inference',
     description:
@@ -40,8 +50,11 @@ export const inferenceProducts: Product[] = [
     rails: X402_BOTH,
     input: chatInput,
     inputExample: chatExample,
+    outputExample: chatOutputExample,
+    requires: ['llm'],
+    run: runChatCompletion,
   }),
-  unavailable({
+  available({
     id: 'chat-completion',
     title: 'Chat completion',
     description:
@@ -53,5 +66,8 @@ export const inferenceProducts: Product[] = [
     rails: X402_BOTH,
     input: chatInput,
     inputExample: chatExample,
+    outputExample: chatOutputExample,
+    requires: ['llm'],
+    run: runChatCompletion,
   }),
 ];

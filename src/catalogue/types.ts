@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { BrowserPool } from '../providers/browser.ts';
+import type { ChatUpstream } from '../providers/llm.ts';
 import type { SafeRequest, SafeResponse } from '../providers/safe-fetch.ts';
 
 /** Where a product is sold: as an HTTP route under /api/v1, or as an MCP tool at /mcp. */
@@ -61,7 +62,17 @@ export interface ProductContext {
   fetch(url: string, request?: SafeRequest): Promise<SafeResponse>;
   /** The headless browser pool, whose pages also fetch through the safe fetcher. */
   browser?: BrowserPool;
+  /** The operator's inference upstream, when configured (products that `require` it run only then). */
+  llm?: ChatUpstream;
+  /**
+   * Present when the call is paid with `upto`: the product may report its actual charge in atomic
+   * USDC (default `base`, the price); the gate never settles more than `maximum`, the authorization.
+   */
+  metered?: { base: bigint; maximum: bigint; charge(atomic: bigint): void };
 }
+
+/** Upstreams an operator configures; a product that needs a missing one is not on sale. */
+export type UpstreamProvider = 'llm';
 
 /**
  * A product's run function failed because of what the caller asked for (bad target, unknown symbol…).
@@ -113,6 +124,8 @@ interface ProductBase {
   freeTier?: FreeTier;
   /** The route also needs a route-scoped proof (PROOF-REQUEST, 401) besides payment. */
   requiresProof?: boolean;
+  /** Upstreams the product needs; without them it is unavailable on this instance (501, not listed). */
+  requires?: UpstreamProvider[];
   /** Free documentation/preview doors attached to the product (paths, methods as stated). */
   freeDoors?: { method: 'GET' | 'POST'; path: string; note: string }[];
 }

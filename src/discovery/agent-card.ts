@@ -39,6 +39,7 @@ export interface AgentCard {
     asset?: string;
     payTo?: string;
     accepts: { network: string; scheme: string; asset: string; payTo: string }[];
+    mpp?: { methods: string[] };
     catalogue: string;
   };
 }
@@ -69,6 +70,7 @@ export function buildAgentCard(ctx: DiscoveryContext): AgentCard {
       networks: [...new Set(ctx.offers.map((o) => o.network))],
       ...(first ? { asset: first.asset, payTo: first.payTo } : {}),
       accepts: ctx.offers.map((o) => ({ network: o.network, scheme: 'exact', asset: o.asset, payTo: o.payTo })),
+      ...(ctx.mpp ? { mpp: { methods: ctx.mpp.methods } } : {}),
       catalogue: urls.x402,
     },
   };

@@ -4,7 +4,7 @@ import type { InferenceModel } from '../catalogue/models.ts';
 import type { AvailableProduct, Surface } from '../catalogue/types.ts';
 import { usdToAtomic } from '../money.ts';
 import type { PaymentRequirements } from '@x402/core/types';
-import type { EvmOffer } from '../payments/x402-rail.ts';
+import type { ExcludedOffer, PaymentOffer } from '../payments/x402-rail.ts';
 
 /** Everything the free discovery documents are derived from. */
 export interface DiscoveryContext {
@@ -17,9 +17,13 @@ export interface DiscoveryContext {
   version: string;
   catalogue: Catalogue;
   /** The ways to pay this instance is configured with (network, token, recipient). */
-  offers: EvmOffer[];
+  offers: PaymentOffer[];
   /** What the payment rail actually quotes for a product on a surface: the 402's `accepts`. */
   accepts(product: AvailableProduct, surface: Surface): PaymentRequirements[];
+  /** Configured networks a product does not offer, and why (e.g. its price is below the network's minimum). */
+  excluded?(product: AvailableProduct, surface: Surface): ExcludedOffer[];
+  /** The MPP rail, when this instance offers it: its payment methods and which products take it. */
+  mpp?: { methods: string[]; accepts(product: AvailableProduct): boolean };
   models: readonly InferenceModel[];
   startedAt: Date;
   /** Operator of the service, published in the agent card only when configured. */
@@ -65,9 +69,11 @@ export interface PaymentTerms {
   payTo?: string;
   /** x402 schemes offered, e.g. ["exact"]. */
   schemes: string[];
-  /** Payment rails offered for this product, e.g. ["x402"]. */
+  /** Payment rails offered for this product, e.g. ["x402", "mpp"]. */
   rails: string[];
   accepts: PaymentAccept[];
+  /** Configured networks this product is not offered on, with the reason. */
+  excludedNetworks?: ExcludedOffer[];
 }
 
 /**
@@ -92,9 +98,11 @@ export function paymentTerms(product: AvailableProduct, surface: Surface, ctx: D
     mode: product.mode.kind,
     networks: unique(accepts.map((a) => a.network)),
     schemes: unique(accepts.map((a) => a.scheme)),
-    rails: accepts.length > 0 ? ['x402'] : [],
+    rails: [...(accepts.length > 0 ? ['x402'] : []), ...(ctx.mpp?.accepts(product) ? ['mpp'] : [])],
     accepts,
   };
+  const excluded = ctx.excluded?.(product, surface) ?? [];
+  if (excluded.length > 0) terms.excludedNetworks = excluded;
   if (product.mode.kind === 'upto') {
     terms.maximumAuthorization = product.mode.maximumAuthorization;
     terms.maximumAuthorizationAmount = usdToAtomic(product.mode.maximumAuthorization).toString();

@@ -1,3 +1,4 @@
+import { atomicToUsd } from '../money.ts';
 import type { AvailableProduct } from '../catalogue/types.ts';
 import { MCP_MANIFEST_VERSION } from '../mcp/tools.ts';
 import {
@@ -43,7 +44,7 @@ function header(ctx: DiscoveryContext): string[] {
     '## How to pay (x402 v2)',
     '',
     '1. Call a paid route without payment. It answers `402 Payment Required` with a `PAYMENT-REQUIRED` header: base64 of the JSON `PaymentRequired` object (`x402Version: 2`, `resource`, `accepts`), which is also the response body. Each `accepts` entry gives `scheme`, `network`, `amount` (atomic USDC units: 1 USD = 1,000,000), `asset` and `payTo`.',
-    '2. Pay in USDC: sign a payment for one `accepts` entry with any x402 v2 client (scheme `exact`: an EIP-3009 `transferWithAuthorization` for the USDC token).',
+    '2. Pay in USDC: sign a payment for one `accepts` entry with any x402 v2 client. Scheme `exact` on EVM is an EIP-3009 `transferWithAuthorization` for the USDC token; on Solana a partially signed SPL transfer whose fee payer is `extra.feePayer`. Scheme `upto` (EVM, metered products such as inference) is a Permit2 authorization of up to `amount`: you are charged the actual amount, never more; it needs a one-time ERC-20 approval of the canonical Permit2 contract (otherwise the retry fails with `permit2_allowance_required`).',
     '3. Retry the same request with the header `PAYMENT-SIGNATURE: <base64 payment payload>`.',
     '4. Receive `200` with the result and a `PAYMENT-RESPONSE` header (the settlement receipt). Settlement happens only after the product succeeded; otherwise nothing is charged.',
     '',
@@ -54,7 +55,15 @@ function header(ctx: DiscoveryContext): string[] {
   ];
   if (ctx.offers.length === 0) lines.push('- none configured');
   for (const offer of ctx.offers) {
-    lines.push(`- \`${offer.network}\`: USDC \`${offer.asset}\`, paid to \`${offer.payTo}\`, scheme \`exact\``);
+    const schemes = offer.family === 'evm' ? '`exact` (and `upto` for metered products)' : '`exact`';
+    const minimum = offer.minimumAmount > 0n ? `; routes priced under ${atomicToUsd(offer.minimumAmount)} USD are not offered here (the facilitator's minimum)` : '';
+    lines.push(`- \`${offer.network}\`: USDC \`${offer.asset}\`, paid to \`${offer.payTo}\`, scheme ${schemes}${minimum}`);
+  }
+  if (ctx.mpp) {
+    lines.push(
+      '',
+      `MPP (Machine Payments Protocol) is a second rail on the products marked \`mpp\`: the same 402 also carries \`WWW-Authenticate: Payment\` challenges (methods: ${ctx.mpp.methods.join(', ')}); retry with \`Authorization: Payment <credential>\` (any mppx client) and receive \`Payment-Receipt\`. MPP errors are problem details with paymentauth.org types.`,
+    );
   }
   lines.push(
     '',
@@ -154,7 +163,10 @@ function productSection(product: AvailableProduct, ctx: DiscoveryContext): strin
   }
   const anyTerms = paymentTerms(product, product.http ? 'http' : 'mcp', ctx);
   lines.push(`- Price mode: \`${anyTerms.mode}\`${anyTerms.maximumAuthorization ? `, maximum authorization ${anyTerms.maximumAuthorization} USD` : ''}`);
-  lines.push(`- Payment: ${anyTerms.rails.length ? `x402 (${anyTerms.schemes.join(', ')}) on ${anyTerms.networks.join(', ')}` : 'no payment option configured on this instance'}`);
+  const x402Line = anyTerms.accepts.length ? `x402 (${anyTerms.schemes.join(', ')}) on ${anyTerms.networks.join(', ')}` : '';
+  const mppLine = anyTerms.rails.includes('mpp') ? 'MPP (`Authorization: Payment`)' : '';
+  lines.push(`- Payment: ${[x402Line, mppLine].filter(Boolean).join('; ') || 'no payment option configured on this instance'}`);
+  for (const excluded of anyTerms.excludedNetworks ?? []) lines.push(`- Not offered on \`${excluded.network}\` (${excluded.scheme}): ${excluded.detail}`);
   lines.push(`- Category: ${product.category}`);
   if (product.freeTier) {
     const quota = product.freeTier.perWalletPerDay !== undefined ? `${product.freeTier.perWalletPerDay} free calls per wallet per day; ` : '';

@@ -1,5 +1,5 @@
 import type { AvailableProduct, Surface } from '../catalogue/types.ts';
-import { USDC_DECIMALS } from '../money.ts';
+import { USDC_DECIMALS, atomicToUsd } from '../money.ts';
 import {
   SERVICE_SUMMARY,
   X402_VERSION,
@@ -52,9 +52,28 @@ export interface X402Catalogue {
   payTo?: string;
   asset?: string;
   networks: string[];
-  assets: { network: string; asset: string; symbol: 'USDC'; name: string; version: string; decimals: number; payTo: string; scheme: 'exact'; maxTimeoutSeconds: number }[];
+  assets: X402Asset[];
+  /** Why some routes do not offer every network: the facilitator's smallest settled payment per network. */
+  networkMinimums: { network: string; minimumAmount: string; minimumUsd: string; note: string }[];
+  /** The MPP rail (`Authorization: Payment`), where this instance offers it; each entry's `rails` says which products take it. */
+  mpp?: { methods: string[]; header: 'WWW-Authenticate: Payment' };
   resources: X402Resource[];
   tools: X402Tool[];
+}
+
+export interface X402Asset {
+  network: string;
+  asset: string;
+  symbol: 'USDC';
+  /** EIP-712 domain of an EVM token (absent on Solana). */
+  name?: string;
+  version?: string;
+  decimals: number;
+  payTo: string;
+  /** `exact` everywhere; `upto` (Permit2) is also quoted on EVM for metered products. */
+  scheme: 'exact';
+  schemes: string[];
+  maxTimeoutSeconds: number;
 }
 
 /** The payment catalogue (`/.well-known/x402.json`): every available paid HTTP route and MCP tool with its own price. */
@@ -79,13 +98,23 @@ export function buildX402Catalogue(ctx: DiscoveryContext): X402Catalogue {
       network: offer.network,
       asset: offer.asset,
       symbol: 'USDC' as const,
-      name: offer.assetName,
-      version: offer.assetVersion,
+      ...(offer.assetName ? { name: offer.assetName, version: offer.assetVersion } : {}),
       decimals: USDC_DECIMALS,
       payTo: offer.payTo,
       scheme: 'exact' as const,
+      schemes: offer.family === 'evm' ? ['exact', 'upto'] : ['exact'],
       maxTimeoutSeconds: offer.maxTimeoutSeconds,
     })),
+    networkMinimums: ctx.offers.map((offer) => ({
+      network: offer.network,
+      minimumAmount: offer.minimumAmount.toString(),
+      minimumUsd: atomicToUsd(offer.minimumAmount),
+      note:
+        offer.minimumAmount > 0n
+          ? `The facilitator does not settle payments under ${atomicToUsd(offer.minimumAmount)} USD on ${offer.network}; cheaper routes do not offer this network (see each entry's excludedNetworks).`
+          : `Every price is settled on ${offer.network}.`,
+    })),
+    ...(ctx.mpp ? { mpp: { methods: ctx.mpp.methods, header: 'WWW-Authenticate: Payment' as const } } : {}),
     resources: ctx.catalogue.available('http').map((product) => ({
       method: product.http!.method,
       path: product.http!.path,

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
+import { EventStreamOutput } from '../products/event-stream.ts';
 import { ProductInputError, type AvailableProduct, type Product } from '../catalogue/types.ts';
 import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
@@ -116,10 +117,10 @@ export function decodePayment(header: string, endpoint: string, deps: Pick<PaidR
 export function gateResponse(product: Product, result: GateResult, quote: (error?: string) => EncodedQuote, log: Logger): Response {
   switch (result.status) {
     case 'served':
-      return new Response(JSON.stringify(result.output), {
+      return new Response(result.output instanceof EventStreamOutput ? result.output.toEventStream() : JSON.stringify(result.output), {
         status: 200,
         headers: {
-          'content-type': 'application/json',
+          'content-type': result.output instanceof EventStreamOutput ? 'text/event-stream' : 'application/json',
           'cache-control': 'private, no-store',
           'payment-response': encodePaymentResponseHeader(result.settlement),
         },

@@ -2,7 +2,9 @@ import { FacilitatorTimeoutError } from '@x402/core/server';
 import { SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { ProductRunner } from '../products/runner.ts';
-import type { AvailableProduct, Surface } from '../catalogue/types.ts';
+import { priceFor } from '../catalogue/index.ts';
+import type { AvailableProduct, ProductContext, Surface } from '../catalogue/types.ts';
+import { usdToAtomic } from '../money.ts';
 import { describeError, type Logger } from '../log.ts';
 import { StoreUnavailableError } from '../store/sql-store.ts';
 import type { LedgerEntry, PaymentReservation, Store } from '../store/types.ts';
@@ -22,6 +24,11 @@ export interface PaidCall {
   origin?: Origin;
   /** Telemetry key when the call came through another door than the product's own (e.g. an order). */
   endpoint?: string;
+  /**
+   * The requirements the payment answers when another rail already matched them (MPP: the challenge
+   * it signed, as x402 `exact` terms). x402 payloads are matched against the quote here.
+   */
+  requirements?: PaymentRequirements;
 }
 
 export type GateResult =
@@ -82,7 +89,7 @@ export class PaymentGate {
   private async executeUncounted(call: PaidCall): Promise<GateResult> {
     const { rail, store } = this.deps;
     const { product, surface, payload } = call;
-    const requirements = rail.match(product, surface, payload);
+    const requirements = call.requirements ?? rail.match(product, surface, payload);
     if (!requirements) return failed('payment_requirement_not_accepted', 'no_matching_payment_requirements', payload.accepted?.network);
 
     const reservation = this.reservationFor(call, requirements);
@@ -96,15 +103,18 @@ export class PaymentGate {
       const verified = await this.verify(payload, requirements);
       if (verified.status !== 'valid') return verified.result;
 
+      const metering = this.metering(call, requirements);
       let output: unknown;
       try {
-        output = await this.run(call);
+        output = await this.run(call, metering?.context);
       } catch (error) {
         return { status: 'product_failed', error };
       }
 
       await store.markSettling(key);
-      const settled = await this.settle(payload, requirements);
+      // `upto` settles the actual charge, never more than authorized; `exact` the quoted amount.
+      const charged = metering ? { ...requirements, amount: metering.charge().toString() } : requirements;
+      const settled = await this.settle(payload, charged);
       if (settled.status === 'pending') {
         finished = true;
         await store.markPending(key, { txHash: settled.txHash, reason: settled.detail });
@@ -120,7 +130,7 @@ export class PaymentGate {
         payer: settlement.payer ?? verified.payer ?? reservation.payer ?? 'unknown',
         network: settlement.network ?? requirements.network,
         scheme: requirements.scheme,
-        amount: settlement.amount ?? requirements.amount,
+        amount: settlement.amount ?? charged.amount,
         asset: requirements.asset,
         payTo: requirements.payTo,
         txHash: settlement.transaction,
@@ -172,8 +182,26 @@ export class PaymentGate {
     }
   }
 
-  private run(call: PaidCall): Promise<unknown> {
-    return this.deps.runner.run(call.product, call.input, 'paid', this.now());
+  private run(call: PaidCall, metered?: ProductContext['metered']): Promise<unknown> {
+    return this.deps.runner.run(call.product, call.input, 'paid', this.now(), metered);
+  }
+
+  /**
+   * For `upto` payments: the product's price is the default charge, the product may report another
+   * (usage), and the result is clamped to the authorization. Undefined for fixed-amount schemes.
+   */
+  private metering(call: PaidCall, requirements: PaymentRequirements): { context: NonNullable<ProductContext['metered']>; charge(): bigint } | undefined {
+    if (requirements.scheme !== 'upto') return undefined;
+    const maximum = BigInt(requirements.amount);
+    const base = usdToAtomic(priceFor(call.product, call.surface));
+    let reported: bigint | undefined;
+    return {
+      context: { base, maximum, charge: (atomic) => void (reported = atomic) },
+      charge: () => {
+        const amount = reported ?? base;
+        return amount < 0n ? 0n : amount > maximum ? maximum : amount;
+      },
+    };
   }
 
   private reservationFor(call: PaidCall, requirements: PaymentRequirements): PaymentReservation {

@@ -1,25 +1,43 @@
 import { x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
 import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { UptoEvmScheme } from '@x402/evm/upto/server';
+import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import type { AvailableProduct, Product, Surface } from '../catalogue/types.ts';
+import type { AvailableProduct, NetworkFamily, Product, Surface } from '../catalogue/types.ts';
 import { priceFor } from '../catalogue/index.ts';
 import { inputJsonSchema, outputJsonSchema } from '../catalogue/json-schema.ts';
-import { usdToAtomic } from '../money.ts';
+import { atomicToUsd, usdToAtomic } from '../money.ts';
 
-/** One way to pay: x402 `exact` with a given token on a given EVM network. */
-export interface EvmOffer {
+/** One way to pay over x402: USDC on one network, paid to one recipient. */
+export interface PaymentOffer {
+  family: NetworkFamily;
   network: Network;
-  asset: `0x${string}`;
-  /** EIP-712 domain of the token, which the client signs against. */
-  assetName: string;
-  assetVersion: string;
-  payTo: `0x${string}`;
+  /** Token contract (EVM) or mint (Solana) of USDC. */
+  asset: string;
+  /** EIP-712 domain of an EVM token, which the client signs against; absent on Solana. */
+  assetName?: string;
+  assetVersion?: string;
+  payTo: string;
   maxTimeoutSeconds: number;
+  /**
+   * The smallest amount (atomic units) the configured facilitator settles on this network. A route
+   * priced below it does not offer this network, and the discovery documents say why.
+   */
+  minimumAmount: bigint;
+}
+
+/** A network a product does not offer although the instance is configured for it, and why. */
+export interface ExcludedOffer {
+  network: string;
+  scheme: string;
+  reason: 'below_network_minimum' | 'scheme_not_supported_by_facilitator';
+  detail: string;
 }
 
 interface Quote {
   accepts: PaymentRequirements[];
+  excluded: ExcludedOffer[];
   extensions: Record<string, unknown>;
   description: string;
 }
@@ -36,11 +54,18 @@ export class X402Rail {
 
   constructor(
     facilitator: FacilitatorClient,
-    private readonly offers: EvmOffer[],
+    private readonly offers: PaymentOffer[],
     private readonly serviceName: string,
   ) {
     this.server = new x402ResourceServer(facilitator);
-    for (const offer of offers) this.server.register(offer.network, new ExactEvmScheme());
+    for (const offer of offers) {
+      if (offer.family === 'evm') {
+        this.server.register(offer.network, new ExactEvmScheme());
+        this.server.register(offer.network, new UptoEvmScheme());
+      } else {
+        this.server.register(offer.network, new ExactSvmScheme());
+      }
+    }
   }
 
   private retryTimer: NodeJS.Timeout | undefined;
@@ -93,22 +118,53 @@ export class X402Rail {
     this.initialized = true;
   }
 
+  /**
+   * The `accepts` of one product on one surface, in order of preference: per configured network,
+   * `upto` up to the maximum authorization where the product is metered and the network has it
+   * (EVM: Permit2), then `exact` at the price. Networks whose minimum is above the price, or whose
+   * scheme the facilitator does not support, are left out and listed in `excluded`.
+   */
   private async buildQuote(product: AvailableProduct, surface: Surface): Promise<Quote> {
-    const amount = usdToAtomic(priceFor(product, surface)).toString();
+    const price = usdToAtomic(priceFor(product, surface));
     const accepts: PaymentRequirements[] = [];
+    const excluded: ExcludedOffer[] = [];
     for (const offer of this.offers) {
-      if (!product.rails.x402.includes('evm')) continue;
-      accepts.push(
-        ...(await this.server.buildPaymentRequirements({
-          scheme: 'exact',
+      if (!product.rails.x402.includes(offer.family)) continue;
+      if (price < offer.minimumAmount) {
+        excluded.push({
           network: offer.network,
-          payTo: offer.payTo,
-          price: { amount, asset: offer.asset, extra: { name: offer.assetName, version: offer.assetVersion } },
-          maxTimeoutSeconds: offer.maxTimeoutSeconds,
-        })),
-      );
+          scheme: 'exact',
+          reason: 'below_network_minimum',
+          detail: `the price ${atomicToUsd(price)} USD is below the ${atomicToUsd(offer.minimumAmount)} USD the facilitator settles on ${offer.network}`,
+        });
+        continue;
+      }
+      const kinds: { scheme: 'exact' | 'upto'; amount: bigint }[] = [];
+      if (product.mode.kind === 'upto' && offer.family === 'evm') kinds.push({ scheme: 'upto', amount: usdToAtomic(product.mode.maximumAuthorization) });
+      kinds.push({ scheme: 'exact', amount: price });
+      for (const { scheme, amount } of kinds) {
+        if (!this.server.getSupportedKind(2, offer.network, scheme)) {
+          excluded.push({ network: offer.network, scheme, reason: 'scheme_not_supported_by_facilitator', detail: `the facilitator does not settle x402 ${scheme} on ${offer.network}` });
+          continue;
+        }
+        const extra = offer.assetName ? { name: offer.assetName, version: offer.assetVersion } : undefined;
+        accepts.push(
+          ...(await this.server.buildPaymentRequirements({
+            scheme,
+            network: offer.network,
+            payTo: offer.payTo,
+            price: { amount: amount.toString(), asset: offer.asset, ...(extra ? { extra } : {}) },
+            maxTimeoutSeconds: offer.maxTimeoutSeconds,
+          })),
+        );
+      }
     }
-    return { accepts, extensions: bazaarExtension(product, surface), description: product.description };
+    return { accepts, excluded, extensions: bazaarExtension(product, surface), description: product.description };
+  }
+
+  /** Configured networks this product does not offer on this surface, with the reason. */
+  excludedFor(product: AvailableProduct, surface: Surface): ExcludedOffer[] {
+    return this.quote(product, surface).excluded;
   }
 
   requirementsFor(product: AvailableProduct, surface: Surface): PaymentRequirements[] {

@@ -1,5 +1,6 @@
 import type { Catalogue } from '../catalogue/index.ts';
-import type { AvailableProduct } from '../catalogue/types.ts';
+import type { AvailableProduct, ProductContext } from '../catalogue/types.ts';
+import type { ChatUpstream } from '../providers/llm.ts';
 import { BrowserPool } from '../providers/browser.ts';
 import { safeFetch, type FetchPolicy } from '../providers/safe-fetch.ts';
 
@@ -17,11 +18,12 @@ export class ProductRunner {
   constructor(
     private readonly catalogue: Catalogue,
     private readonly fetchPolicy: FetchPolicy,
+    private readonly llm?: ChatUpstream,
   ) {
     this.browser = new BrowserPool(fetchPolicy);
   }
 
-  run(product: AvailableProduct, input: unknown, tier: 'paid' | 'free', now = new Date()): Promise<unknown> {
+  run(product: AvailableProduct, input: unknown, tier: 'paid' | 'free', now = new Date(), metered?: ProductContext['metered']): Promise<unknown> {
     return product.run(input, {
       now,
       signal: AbortSignal.timeout(PRODUCT_TIME_LIMIT_MS),
@@ -29,6 +31,8 @@ export class ProductRunner {
       catalogue: this.catalogue.available(),
       fetch: (url, request) => safeFetch(url, request, this.fetchPolicy),
       browser: this.browser,
+      llm: this.llm,
+      metered,
     });
   }
 }
