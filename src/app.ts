@@ -4,7 +4,10 @@ import { ALL_PRODUCTS } from './catalogue/all.ts';
 import { Catalogue, withUpstreams } from './catalogue/index.ts';
 import { ChatUpstream } from './providers/llm.ts';
 import { INFERENCE_MODELS } from './catalogue/models.ts';
-import type { Product } from './catalogue/types.ts';
+import type { AvailableProduct, Product } from './catalogue/types.ts';
+import type { Hex } from 'viem';
+import { USDC_DECIMALS, usdToAtomic } from './money.ts';
+import { MppRail } from './payments/mpp-rail.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryContext } from './discovery/context.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
@@ -39,6 +42,8 @@ export interface PercallOptions {
   products?: readonly Product[];
   /** Public base URL; the request's origin when unset. */
   baseUrl?: string;
+  /** HMAC key of MPP challenge ids; MPP is offered (on the EVM offer) only with it. */
+  mppSecretKey?: string;
   /** Read access to a network's chain, for reconciling settlements of unknown outcome. */
   chainFor?: (network: string) => SettlementChain | undefined;
 }
@@ -82,6 +87,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
 
   const app = new Hono();
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+  const { mpp, mppAccepts } = createMppRail(options, store, baseUrl);
   const discovery: DiscoveryContext = {
     baseUrl,
     siteUrl: config.siteUrl ?? baseUrl,
@@ -93,6 +99,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     excluded: (product, surface) => rail.excludedFor(product, surface),
     models: INFERENCE_MODELS,
     startedAt: new Date(),
+    ...(mpp ? { mpp: { methods: [...mpp.methods], accepts: (product, surface) => surface === 'http' && mppAccepts(product) } } : {}),
   };
   registerFreeRoutes(app, discovery);
   const keys = new KeyRing(store, config.keyRotationMs);
@@ -110,7 +117,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     adminToken: config.adminToken,
   });
   registerMcp(app, { catalogue, proofs, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
-  const paidRouteDeps = { catalogue, rail, gate, freeTier, proofs, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl };
+  const paidRouteDeps = { catalogue, rail, gate, freeTier, proofs, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, mpp, mppAccepts };
   registerPaidRoutes(app, paidRouteDeps);
   registerOrderRoutes(app, paidRouteDeps);
 
@@ -134,4 +141,29 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     await telemetry.stop();
   };
   return { app, catalogue, rail, gate, store, telemetry, reconciler, keys, instanceId: config.instanceId, stop };
+}
+
+/**
+ * MPP settles EIP-3009 USDC on the EVM offer through the same facilitator, so it exists only with an
+ * EVM offer and a secret, and a product takes it on HTTP when declared so and priced at or above the
+ * EVM minimum. Challenge ids are single use through the shared store's nonce table.
+ */
+function createMppRail(options: PercallOptions, store: Store, baseUrl: string): { mpp?: MppRail; mppAccepts(product: AvailableProduct): boolean } {
+  const evm = options.offers.find((o) => o.family === 'evm');
+  if (!options.mppSecretKey || !evm || !evm.assetName || !evm.assetVersion) return { mppAccepts: () => false };
+  const mpp = new MppRail({
+    secretKey: options.mppSecretKey,
+    realm: options.config.mpp.realm ?? new URL(baseUrl).host,
+    network: evm.network,
+    asset: evm.asset as Hex,
+    assetName: evm.assetName,
+    assetVersion: evm.assetVersion,
+    decimals: USDC_DECIMALS,
+    payTo: evm.payTo as Hex,
+    challenges: { consume: (id) => store.useNonce(`mpp-challenge:${id}`) },
+    expiresInSeconds: Math.min(300, evm.maxTimeoutSeconds),
+    maxTimeoutSeconds: evm.maxTimeoutSeconds,
+  });
+  const mppAccepts = (product: AvailableProduct) => product.rails.mpp && product.http !== undefined && usdToAtomic(product.http.price) >= evm.minimumAmount;
+  return { mpp, mppAccepts };
 }

@@ -67,6 +67,13 @@ const EnvSchema = z.object({
   INFERENCE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Meter `upto` inference by tokens at this USD price per 1,000 tokens (never above the authorization); flat price when unset. */
   INFERENCE_USD_PER_1K_TOKENS: usdAmount.optional(),
+  /**
+   * MPP (`Authorization: Payment`): HMAC key of challenge ids, at least 32 bytes, the same on every
+   * instance. Dev mode generates one in the data directory; production offers MPP only with it.
+   */
+  MPP_SECRET_KEY: z.string().min(32, 'at least 32 characters').optional(),
+  /** MPP realm (protection space); the public API host by default. */
+  MPP_REALM: z.string().min(1).optional(),
   /** Seconds a signed payment stays valid after the quote (x402 `maxTimeoutSeconds`). */
   PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(300),
   /** Dev mode only: join this running chain (its test USDC already deployed) instead of starting anvil. */
@@ -114,6 +121,7 @@ export interface Config {
   payTo?: `0x${string}`;
   evm: { network: `eip155:${number}`; usdc: `0x${string}`; usdcName: string; usdcVersion: string };
   solana: { network: `solana:${string}`; usdc: string; payTo?: string; rpcUrl?: string; feePayerKey?: string; devRpcUrl?: string };
+  mpp: { secretKey?: string; realm?: string };
   /** The inference upstream (its key is never logged). */
   inference?: { baseUrl: string; apiKey: string; timeoutMs: number; atomicPerThousandTokens?: bigint };
   /** Smallest settled payment per network family, atomic units. */
@@ -179,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       feePayerKey: e.SOLANA_FEE_PAYER_KEY,
       devRpcUrl: e.DEV_SOLANA_RPC_URL,
     },
+    mpp: { secretKey: e.MPP_SECRET_KEY, realm: e.MPP_REALM },
     ...(e.INFERENCE_API_KEY
       ? {
           inference: {

@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FacilitatorClient } from '@x402/core/server';
 import { createPercall, type Percall } from './app.ts';
@@ -106,6 +107,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       products: options.products,
       baseUrl,
       chainFor: (network) => (network === offer.network ? settlementChain : undefined),
+      mppSecretKey: config.mpp.secretKey ?? (config.mode === 'dev' ? await devMppSecret(config.dataDir) : undefined),
     });
     cleanups.push(() => percall.stop());
     listener.setHandler(percall.app.fetch);
@@ -129,5 +131,17 @@ export async function startService(options: StartOptions): Promise<RunningServic
   } catch (error) {
     await cleanup();
     throw error;
+  }
+}
+
+/** Dev mode's MPP challenge key: made once per data directory, so restarts keep open challenges valid. */
+async function devMppSecret(dataDir: string): Promise<string> {
+  const path = join(dataDir, 'mpp-secret');
+  try {
+    return (await readFile(path, 'utf8')).trim();
+  } catch {
+    const secret = randomBytes(32).toString('base64url');
+    await writeFile(path, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    return (await readFile(path, 'utf8')).trim();
   }
 }

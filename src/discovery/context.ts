@@ -23,7 +23,7 @@ export interface DiscoveryContext {
   /** Configured networks a product does not offer, and why (e.g. its price is below the network's minimum). */
   excluded?(product: AvailableProduct, surface: Surface): ExcludedOffer[];
   /** The MPP rail, when this instance offers it: its payment methods and which products take it. */
-  mpp?: { methods: string[]; accepts(product: AvailableProduct): boolean };
+  mpp?: { methods: string[]; accepts(product: AvailableProduct, surface: Surface): boolean };
   models: readonly InferenceModel[];
   startedAt: Date;
   /** Operator of the service, published in the agent card only when configured. */
@@ -98,7 +98,7 @@ export function paymentTerms(product: AvailableProduct, surface: Surface, ctx: D
     mode: product.mode.kind,
     networks: unique(accepts.map((a) => a.network)),
     schemes: unique(accepts.map((a) => a.scheme)),
-    rails: [...(accepts.length > 0 ? ['x402'] : []), ...(ctx.mpp?.accepts(product) ? ['mpp'] : [])],
+    rails: [...(accepts.length > 0 ? ['x402'] : []), ...(ctx.mpp?.accepts(product, surface) ? ['mpp'] : [])],
     accepts,
   };
   const excluded = ctx.excluded?.(product, surface) ?? [];

@@ -10,6 +10,8 @@ import type { Store } from '../store/types.ts';
 import { originOf } from '../telemetry/geo.ts';
 import type { ProofVerifier } from '../identity/proof-request.ts';
 import { encodeQuote, type EncodedQuote, type X402Rail } from '../payments/x402-rail.ts';
+import type { MppRail } from '../payments/mpp-rail.ts';
+import { mppChallengeHeaders, mppPaidCall, paysWithMpp } from './mpp-door.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 import { parseSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import { describeError, type Logger } from '../log.ts';
@@ -30,6 +32,9 @@ export interface PaidRouteDeps {
   maxBodyBytes: number;
   /** Origin used in the 402 `resource.url`; the request's own origin when undefined. */
   publicBaseUrl?: string;
+  /** The MPP rail, when this instance offers it. */
+  mpp?: MppRail;
+  mppAccepts?(product: AvailableProduct): boolean;
 }
 
 /** Methods that always get the 402 quote on a paid path (crawlers read prices with any of them). */
@@ -78,19 +83,27 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     const required = deps.rail.paymentRequired(product, 'http', resourceUrl, error);
     return encodeQuote({ ...required, extensions: { ...required.extensions, ...deps.freeTier.challenge(resourceUrl, origin(), resourceUrl) } });
   };
-  if (!paymentHeader) {
+  const mppPayment = paysWithMpp(c, product, deps);
+  if (mppPayment && paymentHeader) {
+    return problemResponse(problems.badRequest('send one payment: PAYMENT-SIGNATURE (x402) or Authorization: Payment (MPP), not both'));
+  }
+  if (!paymentHeader && !mppPayment) {
     const proof = c.req.header(SIGN_IN_WITH_X);
     if (product.freeTier && proof && methodMatches && method !== 'HEAD') return freeCall(product, input!, proof, resourceUrl, origin(), quote, deps);
     deps.telemetry.challenge(endpoint, originOf(c, deps.trustedProxyHeader));
     // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
     const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;
-    return paymentRequired(quote(inputError));
+    return paymentRequired(quote(inputError), undefined, await mppChallengeHeaders(product, deps));
   }
   if (!methodMatches || method === 'HEAD') {
     return problemResponse(problems.methodNotAllowed(method, [declared]), { allow: allowHeader(declared) });
   }
+  if (mppPayment) {
+    if (!input!.ok) return problemResponse(input!.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input!.errors));
+    return mppPaidCall(c, product, input!.value, deps, (result) => gateResponse(product, result, quote, deps.log));
+  }
 
-  const payload = decodePayment(paymentHeader, endpoint, deps);
+  const payload = decodePayment(paymentHeader!, endpoint, deps);
   if (!payload) return paymentRequired(quote(INVALID_PAYMENT_HEADER));
   if (!input!.ok) {
     const problem = input!.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input!.errors);
@@ -189,15 +202,21 @@ async function proofGate(product: Product, body: RawBody | undefined, paid: bool
 }
 
 /** 402 with the quote in the PAYMENT-REQUIRED header and, identical, as the JSON body. */
-export function paymentRequired(quote: EncodedQuote, settlement?: SettleResponse): Response {
+export function paymentRequired(quote: EncodedQuote, settlement?: SettleResponse, extraHeaders?: Record<string, string>): Response {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'cache-control': 'no-store',
     'payment-required': quote.header,
+    ...extraHeaders,
   };
   if (settlement) headers['payment-response'] = encodePaymentResponseHeader(settlement);
-  return new Response(quote.body, { status: 402, headers });
+  // As the x402 SDK's own middleware: an `upto` payer whose Permit2 approval is missing gets 412,
+  // so its client knows to approve Permit2 once and retry rather than re-sign.
+  const status = quote.error === PERMIT2_ALLOWANCE_REQUIRED ? 412 : 402;
+  return new Response(quote.body, { status, headers });
 }
+
+const PERMIT2_ALLOWANCE_REQUIRED = 'permit2_allowance_required';
 
 function productFailure(product: Product, error: unknown, log: Logger): Response {
   if (error instanceof ProductInputError) {

@@ -31,6 +31,7 @@ export function problemResponse(problem: Problem, headers: Record<string, string
 }
 
 export const problems = {
+  badRequest: (detail: string): Problem => ({ status: 400, code: 'bad-request', title: 'Bad Request', detail }),
   notFound: (path: string): Problem => ({ status: 404, code: 'not-found', title: 'Not Found', detail: `no resource at ${path}` }),
   methodNotAllowed: (method: string, allowed: string[]): Problem => ({
     status: 405,

@@ -213,6 +213,8 @@ export class X402Rail {
 export interface EncodedQuote {
   header: string;
   body: string;
+  /** The quote's `error`, when it answers a failed payment. */
+  error?: string;
 }
 
 const MAX_ENCODED_QUOTES = 512;
@@ -220,7 +222,7 @@ const MAX_ENCODED_QUOTES = 512;
 /** Base64 of the UTF-8 JSON, byte for byte what `encodePaymentRequiredHeader` produces, without its per-byte loop. */
 export function encodeQuote(quote: PaymentRequired): EncodedQuote {
   const body = JSON.stringify(quote);
-  return { header: Buffer.from(body, 'utf8').toString('base64'), body };
+  return { header: Buffer.from(body, 'utf8').toString('base64'), body, ...(quote.error ? { error: quote.error } : {}) };
 }
 
 function quoteKey(product: Product, surface: Surface): string {

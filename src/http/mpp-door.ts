@@ -1,0 +1,104 @@
+import type { Context } from 'hono';
+import { priceFor } from '../catalogue/index.ts';
+import type { AvailableProduct } from '../catalogue/types.ts';
+import { usdToAtomic } from '../money.ts';
+import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
+import { hasPaymentCredential, problemBody, problemHeaders, type MppProblem, type MppRail, type MppRoute } from '../payments/mpp-rail.ts';
+import { EventStreamOutput } from '../products/event-stream.ts';
+import type { Telemetry } from '../telemetry/counters.ts';
+import { originOf } from '../telemetry/geo.ts';
+
+/**
+ * The MPP door of a paid HTTP route (`Authorization: Payment`): its challenge beside the x402 quote
+ * on every 402, and the paid retry: credential checked by the MPP rail (HMAC-bound challenge for this
+ * route and amount, single use), then the same gate as x402 (replay guard on the EIP-3009 tuple,
+ * verify, run, settle through our facilitator), answered with `Payment-Receipt`.
+ */
+export interface MppDoorDeps {
+  mpp?: MppRail;
+  /** Whether a product takes MPP on HTTP on this instance (declared so, and priced above the network minimum). */
+  mppAccepts?(product: AvailableProduct): boolean;
+  gate: PaymentGate;
+  telemetry: Telemetry;
+  trustedProxyHeader?: string;
+}
+
+/** Whether this request pays with MPP: the product takes it, the rail is on and the header is a Payment credential. */
+export function paysWithMpp(c: Context, product: AvailableProduct, deps: MppDoorDeps): boolean {
+  return Boolean(deps.mpp && deps.mppAccepts?.(product) && hasPaymentCredential(c.req.header('authorization')));
+}
+
+/** `WWW-Authenticate: Payment …` for a 402 of this product, or nothing when it does not take MPP. */
+export async function mppChallengeHeaders(product: AvailableProduct, deps: MppDoorDeps): Promise<Record<string, string>> {
+  if (!deps.mpp || !deps.mppAccepts?.(product)) return {};
+  return { 'www-authenticate': await deps.mpp.challengeHeader(mppRoute(product), mppAmount(product), product.title) };
+}
+
+/**
+ * A paid retry carrying an MPP credential whose input already validated. Non-payment outcomes
+ * (product failed, facilitator or database away, settlement pending) answer as on x402 via `otherwise`.
+ */
+export async function mppPaidCall(
+  c: Context,
+  product: AvailableProduct,
+  input: unknown,
+  deps: MppDoorDeps,
+  otherwise: (result: GateResult) => Response,
+): Promise<Response> {
+  const mpp = deps.mpp!;
+  const route = mppRoute(product);
+  const amount = mppAmount(product);
+  const endpoint = endpointKey(product, 'http');
+  const verified = await mpp.verify(c.req.raw, route, amount, product.title);
+  if (!verified.ok) {
+    deps.telemetry.failure(endpoint, 'payment_verification_failed', problemKind(verified.problem), undefined);
+    return problem(verified.problem);
+  }
+  if (verified.method !== 'evm') {
+    // Only the evm method settles through our facilitator and gate; tempo is not offered on this door.
+    return problem(await mpp.problem('method-unsupported', route, amount, product.title, 'this route settles MPP with the evm method only'));
+  }
+  const result = await deps.gate.execute({
+    product,
+    surface: 'http',
+    payload: verified.payload,
+    requirements: verified.requirements,
+    input,
+    origin: originOf(c, deps.trustedProxyHeader),
+  });
+  switch (result.status) {
+    case 'served': {
+      const stream = result.output instanceof EventStreamOutput;
+      return new Response(stream ? (result.output as EventStreamOutput).toEventStream() : JSON.stringify(result.output), {
+        status: 200,
+        headers: { 'content-type': stream ? 'text/event-stream' : 'application/json', ...lowerCase(mpp.successHeaders(result.settlement, 'no-store')) },
+      });
+    }
+    case 'payment_failed':
+      return problem(await mpp.gateFailureProblem(result.failure, route, amount, product.title));
+    default:
+      return otherwise(result);
+  }
+}
+
+function mppRoute(product: AvailableProduct): MppRoute {
+  return { method: product.http!.method, path: product.http!.path, id: `${product.id}:http` };
+}
+
+/** MPP charges the route's price (products that meter with `upto` are charged their base price here). */
+function mppAmount(product: AvailableProduct): bigint {
+  return usdToAtomic(priceFor(product, 'http'));
+}
+
+function problem(p: MppProblem): Response {
+  return new Response(JSON.stringify(problemBody(p)), { status: p.status, headers: lowerCase(problemHeaders(p)) });
+}
+
+/** `https://paymentauth.org/problems/invalid-challenge` → `mpp_invalid-challenge`, a telemetry detail. */
+function problemKind(p: MppProblem): string {
+  return `mpp_${p.type.slice(p.type.lastIndexOf('/') + 1)}`;
+}
+
+function lowerCase(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
