@@ -35,7 +35,8 @@ export interface PercallOptions {
   config: Config;
   log: Logger;
   store: Store;
-  facilitator: FacilitatorClient;
+  /** Facilitators of the offered networks (one remote one may serve them all). */
+  facilitator: FacilitatorClient | FacilitatorClient[];
   /** Ways to pay; the dev stack supplies its chain's, production the configured mainnet ones. */
   offers: PaymentOffer[];
   /** The catalogue; defaults to every declared product. Tests add products with strict schemas. */

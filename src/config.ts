@@ -52,8 +52,8 @@ const EnvSchema = z.object({
   /** Built-in facilitator on Solana: RPC and the fee payer's base58 secret key (never logged). */
   SOLANA_RPC_URL: z.url().optional(),
   SOLANA_FEE_PAYER_KEY: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{80,90}$/, 'expected a base58 64-byte secret key').optional(),
-  /** Dev mode only: join the Solana shim another percall process started instead of starting one. */
-  DEV_SOLANA_RPC_URL: z.url().optional(),
+  /** Dev mode: `off` leaves out the in-process Solana leg (it is also left out when joining another process's chain). */
+  DEV_SOLANA: z.enum(['on', 'off']).default('on'),
   /**
    * The smallest payment the facilitator settles, per network family, in USD. Routes priced below
    * it do not offer that network. Defaults: none for the built-in facilitator; 0.001 (EVM) and
@@ -120,7 +120,7 @@ export interface Config {
   paymentTimeoutSeconds: number;
   payTo?: `0x${string}`;
   evm: { network: `eip155:${number}`; usdc: `0x${string}`; usdcName: string; usdcVersion: string };
-  solana: { network: `solana:${string}`; usdc: string; payTo?: string; rpcUrl?: string; feePayerKey?: string; devRpcUrl?: string };
+  solana: { network: `solana:${string}`; usdc: string; payTo?: string; rpcUrl?: string; feePayerKey?: string; dev: boolean };
   mpp: { secretKey?: string; realm?: string };
   /** The inference upstream (its key is never logged). */
   inference?: { baseUrl: string; apiKey: string; timeoutMs: number; atomicPerThousandTokens?: bigint };
@@ -185,7 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       payTo: e.SOLANA_PAY_TO,
       rpcUrl: e.SOLANA_RPC_URL,
       feePayerKey: e.SOLANA_FEE_PAYER_KEY,
-      devRpcUrl: e.DEV_SOLANA_RPC_URL,
+      dev: e.DEV_SOLANA === 'on',
     },
     mpp: { secretKey: e.MPP_SECRET_KEY, realm: e.MPP_REALM },
     ...(e.INFERENCE_API_KEY

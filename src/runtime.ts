@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FacilitatorClient } from '@x402/core/server';
+import type { Network } from '@x402/core/types';
+import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import type { Hex } from 'viem';
+import { startSolanaDevChain, type SolanaDevChain } from './devchain/solana.ts';
+import { createLocalSvmFacilitator } from './payments/svm-facilitator.ts';
 import { createPercall, type Percall } from './app.ts';
 import type { Product } from './catalogue/types.ts';
 import type { Config } from './config.ts';
@@ -23,6 +28,8 @@ export interface RunningService {
   percall: Percall;
   /** Present in dev mode. */
   dev?: DevInfo;
+  /** Present in dev mode with the Solana leg. */
+  solanaDev?: SolanaDevInfo;
   devChain?: DevChain;
   /** Graceful: stops accepting, lets in-flight calls settle, then closes the store and the chain. */
   stop(): Promise<void>;
@@ -35,6 +42,8 @@ export interface StartOptions {
   products?: readonly Product[];
   /** Tests share one chain between services. */
   devChain?: DevChain;
+  /** Tests share one Solana dev chain between services. */
+  solanaDevChain?: SolanaDevChain;
   /** Tests wrap the facilitator (e.g. to simulate an outage). */
   wrapFacilitator?: (facilitator: FacilitatorClient) => FacilitatorClient;
   /** Dev mode: keep the chain in the data directory across restarts (npm start does). */
@@ -52,8 +61,27 @@ export async function startService(options: StartOptions): Promise<RunningServic
   };
   try {
     let devChain = config.mode === 'dev' ? options.devChain : undefined;
-    let facilitator: FacilitatorClient;
-    let offer: PaymentOffer;
+    let solanaChain: SolanaDevChain | undefined;
+    const facilitators: FacilitatorClient[] = [];
+    const offers: PaymentOffer[] = [];
+    const evmOffer = (network: `eip155:${number}`, asset: Hex, name: string, version: string, payTo: string): PaymentOffer => ({
+      family: 'evm',
+      network,
+      asset,
+      assetName: name,
+      assetVersion: version,
+      payTo,
+      maxTimeoutSeconds: config.paymentTimeoutSeconds,
+      minimumAmount: config.minimumAmount.evm,
+    });
+    const solanaOffer = (network: string, mint: string, payTo: string): PaymentOffer => ({
+      family: 'solana',
+      network: network as Network,
+      asset: mint,
+      payTo,
+      maxTimeoutSeconds: config.paymentTimeoutSeconds,
+      minimumAmount: config.minimumAmount.solana,
+    });
     if (config.mode === 'dev') {
       if (!devChain) {
         devChain = await startDevChain({
@@ -65,27 +93,48 @@ export async function startService(options: StartOptions): Promise<RunningServic
         const started = devChain;
         cleanups.push(() => started.stop());
       }
-      facilitator = createLocalFacilitator({
-        rpcUrl: devChain.rpcUrl,
-        chainId: devChain.chainId,
-        network: devChain.network,
-        // Instances sharing one chain need a gas wallet each: nonces are managed per process.
-        privateKey: config.facilitatorKey ?? devChain.facilitatorKey,
-      });
-      offer = { family: 'evm', minimumAmount: config.minimumAmount.evm, network: devChain.network, asset: devChain.usdc, assetName: devChain.usdcName, assetVersion: devChain.usdcVersion, payTo: devChain.payTo, maxTimeoutSeconds: config.paymentTimeoutSeconds };
+      facilitators.push(
+        createLocalFacilitator({
+          rpcUrl: devChain.rpcUrl,
+          chainId: devChain.chainId,
+          network: devChain.network,
+          // Instances sharing one chain need a gas wallet each: nonces are managed per process.
+          privateKey: config.facilitatorKey ?? devChain.facilitatorKey,
+        }),
+      );
+      offers.push(evmOffer(devChain.network, devChain.usdc, devChain.usdcName, devChain.usdcVersion, devChain.payTo));
+      // The Solana leg lives in this process; instances joining another's EVM chain leave it out.
+      solanaChain = options.solanaDevChain ?? (config.solana.dev && !config.devRpcUrl ? await startSolanaDevChain({ log }) : undefined);
+      if (solanaChain && !options.solanaDevChain) cleanups.push(solanaChain.stop);
+      if (solanaChain) {
+        facilitators.push(await createLocalSvmFacilitator({ rpcUrl: solanaChain.rpcUrl, network: solanaChain.network, feePayerSecretKey: solanaChain.feePayer.secretKey }));
+        offers.push(solanaOffer(solanaChain.network, solanaChain.mint, solanaChain.payTo));
+      }
     } else {
-      facilitator = config.facilitatorUrl
-        ? createRemoteFacilitator(config.facilitatorUrl, config.facilitatorTimeoutMs)
-        : createLocalFacilitator({
+      // One remote facilitator settles every network it supports; the built-in one needs a key per family.
+      if (config.facilitatorUrl) facilitators.push(createRemoteFacilitator(config.facilitatorUrl, config.facilitatorTimeoutMs));
+      else {
+        facilitators.push(
+          createLocalFacilitator({
             rpcUrl: config.evmRpcUrl!,
             chainId: Number(config.evm.network.split(':')[1]),
             network: config.evm.network,
             privateKey: config.facilitatorKey!,
             pollingIntervalMs: 1000,
-          });
-      offer = { family: 'evm', minimumAmount: config.minimumAmount.evm, network: config.evm.network, asset: config.evm.usdc, assetName: config.evm.usdcName, assetVersion: config.evm.usdcVersion, payTo: config.payTo!, maxTimeoutSeconds: config.paymentTimeoutSeconds };
+          }),
+        );
+        if (config.solana.payTo && config.solana.rpcUrl && config.solana.feePayerKey) {
+          const feePayerSecretKey = getBase58Encoder().encode(config.solana.feePayerKey) as Uint8Array;
+          facilitators.push(await createLocalSvmFacilitator({ rpcUrl: config.solana.rpcUrl, network: config.solana.network, feePayerSecretKey }));
+        }
+      }
+      offers.push(evmOffer(config.evm.network, config.evm.usdc, config.evm.usdcName, config.evm.usdcVersion, config.payTo!));
+      if (config.solana.payTo) offers.push(solanaOffer(config.solana.network, config.solana.usdc, config.solana.payTo));
+      else log.info('SOLANA_PAY_TO is not set: Solana is not offered');
     }
-    if (options.wrapFacilitator) facilitator = options.wrapFacilitator(facilitator);
+    const wrap = options.wrapFacilitator;
+    const facilitator = wrap ? facilitators.map((f) => wrap(f)) : facilitators;
+    const offer = offers[0]!;
 
     const store: Store = config.databaseUrl
       ? openPostgresStore({ url: config.databaseUrl, poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs })
@@ -103,7 +152,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       log,
       store,
       facilitator,
-      offers: [offer],
+      offers,
       products: options.products,
       baseUrl,
       chainFor: (network) => (network === offer.network ? settlementChain : undefined),
@@ -125,9 +174,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
         buyerPrivateKey: devChain.buyer.privateKey,
       };
       await writeFile(join(config.dataDir, 'dev.json'), `${JSON.stringify(dev, null, 2)}\n`, { mode: 0o600 });
+      if (solanaChain) await writeFile(join(config.dataDir, 'dev-solana.json'), `${JSON.stringify(solanaDevInfo(solanaChain), null, 2)}\n`, { mode: 0o600 });
     }
     log.info({ url: baseUrl, mode: config.mode, network: offer.network, payTo: offer.payTo }, 'percall listening');
-    return { url: baseUrl, localUrl: listener.url, percall, dev, devChain, stop: cleanup };
+    return { url: baseUrl, localUrl: listener.url, percall, dev, devChain, ...(solanaChain ? { solanaDev: solanaDevInfo(solanaChain) } : {}), stop: cleanup };
   } catch (error) {
     await cleanup();
     throw error;
@@ -144,4 +194,26 @@ async function devMppSecret(dataDir: string): Promise<string> {
     await writeFile(path, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
     return (await readFile(path, 'utf8')).trim();
   }
+}
+
+/** What a Solana client needs to pay the dev service; written to `<dataDir>/dev-solana.json`. */
+export interface SolanaDevInfo {
+  network: string;
+  rpcUrl: string;
+  mint: string;
+  payTo: string;
+  buyerAddress: string;
+  /** Dev only: a fixed-seed key on the in-process chain, worthless anywhere else (base58, 64 bytes). */
+  buyerSecretKey: string;
+}
+
+function solanaDevInfo(chain: SolanaDevChain): SolanaDevInfo {
+  return {
+    network: chain.network,
+    rpcUrl: chain.rpcUrl,
+    mint: chain.mint,
+    payTo: chain.payTo,
+    buyerAddress: chain.buyer.address,
+    buyerSecretKey: getBase58Decoder().decode(chain.buyer.secretKey),
+  };
 }

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { startOpenAiDouble, type OpenAiDouble } from './helpers/openai-double.ts';
-import { paidPostJson, quote } from './helpers/payments.ts';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
+import { toClientEvmSigner } from '@x402/evm';
+import { UptoEvmScheme } from '@x402/evm/upto/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { createPublicClient, http, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { DEV_ROLES, mintUsdc, usdcBalance } from '../src/devchain/contracts.ts';
+import { approvePermit2 } from '../src/devchain/permit2.ts';
+import { paidPostJson, paymentHeader, quote } from './helpers/payments.ts';
 import { balances, capturingLogger, startTestChain, startTestService } from './helpers/service.ts';
 
 const API_KEY = 'sk-test-upstream-key-0123456789';
@@ -48,6 +58,62 @@ describe('inference through an OpenAI-compatible upstream (exact on EVM)', () =>
     expect(sent.authorization).toBe(`Bearer ${API_KEY}`);
     expect(sent.body.model).toBe('openai/gpt-4.1-mini');
     expect(logs.lines.join('\n')).not.toContain(API_KEY);
+  });
+
+  function uptoFetch(buyerKey: Hex): typeof fetch {
+    const client = new x402Client();
+    // Only the upto scheme: the client must take the `upto` offer, authorizing up to 1.00.
+    client.register(chain.network, new UptoEvmScheme(toClientEvmSigner(privateKeyToAccount(buyerKey), createPublicClient({ transport: http(chain.rpcUrl) }))));
+    client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+    client.onAfterPaymentCreation(async ({ paymentPayload }) => void (lastUpto = paymentPayload));
+    return wrapFetchWithPayment(fetch, client);
+  }
+  let lastUpto: PaymentPayload | undefined;
+
+  it('authorizes up to 1.00 with upto and is charged exactly 0.01, once', async () => {
+    const before = await balances(chain);
+    const response = await uptoFetch(chain.buyer.privateKey)(`${service.url}/api/v1/paid/inference`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4.1-mini', messages }),
+    });
+    expect(response.status).toBe(200);
+    expect(lastUpto!.accepted).toMatchObject({ scheme: 'upto', amount: '1000000' });
+    const settlement = decodePaymentResponseHeader(response.headers.get('payment-response')!);
+    expect(settlement.amount).toBe('10000');
+    const after = await balances(chain);
+    expect(before.buyer - after.buyer).toBe(10_000n);
+    expect(after.payTo - before.payTo).toBe(10_000n);
+
+    const replay = await fetch(`${service.url}/api/v1/paid/inference`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...paymentHeader(lastUpto!) },
+      body: JSON.stringify({ model: 'openai/gpt-4.1-mini', messages }),
+    });
+    expect(replay.status).toBe(402);
+    expect(await balances(chain)).toEqual(after);
+  });
+
+  it('answers 412 permit2_allowance_required to an upto payer that never approved Permit2, charging nothing', async () => {
+    const fresh = DEV_ROLES.spare;
+    await mintUsdc(chain.rpcUrl, DEV_ROLES.deployer.privateKey, chain.usdc, fresh.address, 5_000_000n);
+    const response = await uptoFetch(fresh.privateKey)(`${service.url}/api/v1/paid/inference`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4.1-mini', messages }),
+    });
+    expect(response.status).toBe(412);
+    expect(decodePaymentRequiredHeader(response.headers.get('payment-required')!).error).toBe('permit2_allowance_required');
+    expect(await usdcBalance(chain.rpcUrl, chain.usdc, fresh.address)).toBe(5_000_000n);
+    // After the one-time approval the same payer pays.
+    await approvePermit2(chain.rpcUrl, chain.chainId, chain.usdc, fresh.privateKey);
+    const paid = await uptoFetch(fresh.privateKey)(`${service.url}/api/v1/paid/inference`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4.1-mini', messages }),
+    });
+    expect(paid.status).toBe(200);
+    expect(await usdcBalance(chain.rpcUrl, chain.usdc, fresh.address)).toBe(4_990_000n);
   });
 
   it('streams as server-sent events only after settlement', async () => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createPublicClient, getContractAddress, http, type Hex } from 'viem';
 import type { Logger } from '../log.ts';
 import { startAnvil } from './anvil.ts';
+import { approvePermit2, installUptoContracts } from './permit2.ts';
 import { DEV_ROLES, ensureDevContracts, mintUsdc, usdcBalance, USDC_EIP712 } from './contracts.ts';
 
 /** Everything a client needs to pay the dev service; written to `<dataDir>/dev.json` with exactly these keys. */
@@ -44,9 +45,13 @@ export async function startDevChain(options: { log: Logger; statePath?: string; 
   try {
     // Deploy before the facilitator (same account) sends anything, so the token address stays stable.
     const { usdc } = await ensureDevContracts(anvil.rpcUrl, DEV_ROLES.deployer.privateKey);
+    // Permit2 and the x402 upto proxy at their canonical addresses, for `upto` payments.
+    await installUptoContracts(anvil.rpcUrl);
     const buyer = DEV_ROLES.buyer;
     const balance = await usdcBalance(anvil.rpcUrl, usdc, buyer.address);
     if (balance < BUYER_FLOAT) await mintUsdc(anvil.rpcUrl, DEV_ROLES.deployer.privateKey, usdc, buyer.address, BUYER_FLOAT - balance);
+    // The one-time approval an `upto` payer gives Permit2, done for the dev buyer so it can pay at once.
+    await approvePermit2(anvil.rpcUrl, anvil.chainId, usdc, buyer.privateKey);
     options.log.info({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, usdc }, 'dev chain ready');
     return {
       rpcUrl: anvil.rpcUrl,

@@ -2,6 +2,7 @@ import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, SupportedResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { createPublicClient, createWalletClient, defineChain, http, nonceManager, verifyTypedData, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -17,9 +18,10 @@ export interface LocalFacilitatorOptions {
 }
 
 /**
- * The official x402 facilitator (`x402Facilitator` + the `exact` EVM scheme) running in-process
- * with a viem signer. Used by the dev stack and by operators who settle with their own gas wallet.
+ * The official x402 facilitator (`x402Facilitator` + the `exact` and `upto` EVM schemes) running
+ * in-process with a viem signer. Used by the dev stack and by operators who settle with their own gas wallet.
  * It is wrapped as a FacilitatorClient so the resource server treats it like a remote one.
+ * `upto` settles through the Permit2 proxy at the SDK's canonical address (on anvil see src/devchain/permit2.ts).
  */
 export function createLocalFacilitator(options: LocalFacilitatorOptions): FacilitatorClient & { address: Hex } {
   const chain = defineChain({
@@ -46,8 +48,16 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
     getCode: (args) => publicClient.getCode(args),
   });
 
+  // upto simulates the proxy's `settle` with eth_call during verify, and the proxy only accepts the
+  // facilitator named in the signed witness as caller: its reads must come from the gas wallet.
+  const uptoSigner: typeof signer = {
+    ...signer,
+    readContract: (args) => publicClient.readContract({ ...args, args: args.args ?? [], account: account.address } as never),
+  };
+
   const facilitator = new x402Facilitator();
   registerExactEvmScheme(facilitator, { signer, networks: options.network });
+  facilitator.register(options.network, new UptoEvmScheme(uptoSigner));
   return {
     address: account.address,
     verify: (payload, requirements) => facilitator.verify(payload, requirements),

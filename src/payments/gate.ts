@@ -205,7 +205,8 @@ export class PaymentGate {
   }
 
   private reservationFor(call: PaidCall, requirements: PaymentRequirements): PaymentReservation {
-    const authorization = (call.payload.payload as { authorization?: { from?: unknown; validBefore?: unknown } }).authorization;
+    const signed = call.payload.payload as { authorization?: { from?: unknown; validBefore?: unknown }; permit2Authorization?: { from?: unknown; deadline?: unknown } };
+    const authorization = signed.authorization ?? (signed.permit2Authorization && { from: signed.permit2Authorization.from, validBefore: signed.permit2Authorization.deadline });
     const validBefore = Number(authorization?.validBefore);
     return {
       key: paymentKey(call.payload),

@@ -5,13 +5,20 @@ import { canonicalJson } from '../canonical-json.ts';
 /**
  * The identity of a signed payment, the replay guard's key. For EIP-3009 authorizations it is the
  * (network, token, payer, nonce) tuple the token contract itself enforces once; a payload re-encoded
- * or re-signed with the same nonce maps to the same key. Other payload kinds hash the signed payload.
+ * or re-signed with the same nonce maps to the same key. Permit2 (`upto`) uses (network, owner, nonce),
+ * which Permit2 enforces once. Other payload kinds (Solana transactions) hash the signed payload.
  */
 export function paymentKey(payload: PaymentPayload): string {
   const { network, asset } = payload.accepted;
   const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
   if (typeof authorization?.from === 'string' && typeof authorization.nonce === 'string') {
     return `eip3009:${network}:${asset.toLowerCase()}:${authorization.from.toLowerCase()}:${authorization.nonce.toLowerCase()}`;
+  }
+  // Permit2 nonces are unique per owner across tokens; an upto charge of 0 never spends one on chain,
+  // so only this key stops the same authorization from buying a second response.
+  const permit = (payload.payload as { permit2Authorization?: { from?: unknown; nonce?: unknown } }).permit2Authorization;
+  if (typeof permit?.from === 'string' && typeof permit.nonce === 'string') {
+    return `permit2:${network}:${permit.from.toLowerCase()}:${permit.nonce}`;
   }
   const digest = createHash('sha256').update(canonicalJson(payload.payload)).digest('hex');
   return `payload:${network}:${digest}`;

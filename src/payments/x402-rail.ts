@@ -53,7 +53,7 @@ export class X402Rail {
   private readonly encoded = new Map<string, EncodedQuote>();
 
   constructor(
-    facilitator: FacilitatorClient,
+    facilitator: FacilitatorClient | FacilitatorClient[],
     private readonly offers: PaymentOffer[],
     private readonly serviceName: string,
   ) {

@@ -6,6 +6,7 @@ import type { FacilitatorClient } from '@x402/core/server';
 import type { Product } from '../../src/catalogue/types.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startDevChain, type DevChain } from '../../src/devchain/stack.ts';
+import type { SolanaDevChain } from '../../src/devchain/solana.ts';
 import { usdcBalance } from '../../src/devchain/contracts.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { startService, type RunningService } from '../../src/runtime.ts';
@@ -28,6 +29,7 @@ export async function startTestService(options: {
   wrapFacilitator?: (f: FacilitatorClient) => FacilitatorClient;
   env?: Record<string, string>;
   log?: Logger;
+  solanaDevChain?: SolanaDevChain;
 }): Promise<RunningService & { dataDir: string }> {
   const dataDir = options.dataDir ?? (await tempDataDir());
   const config = loadConfig({ PERCALL_MODE: 'dev', PORT: '0', PERCALL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
@@ -35,6 +37,7 @@ export async function startTestService(options: {
     config,
     log: options.log ?? silentLog,
     devChain: options.chain,
+    solanaDevChain: options.solanaDevChain,
     products: options.products,
     wrapFacilitator: options.wrapFacilitator,
   });
