@@ -53,7 +53,8 @@ describe('discovery documents of the running service', () => {
         method: product.http!.method,
         price: product.http!.price,
         mode: product.mode.kind,
-        networks: [chain.network],
+        // Every price here is settled on both networks of the dev stack (anvil and the in-process Solana VM).
+        networks: [chain.network, service.solanaDev!.network],
         asset: chain.usdc,
         payTo: chain.payTo,
       });
@@ -79,7 +80,10 @@ describe('discovery documents of the running service', () => {
       const response = await fetch(`${service.url}${product.http!.path}`, { method: product.http!.method });
       expect(response.status).toBe(402);
       const quote = decodePaymentRequiredHeader(response.headers.get('payment-required')!);
-      expect(quote.accepts.map((a) => a.amount)).toEqual([usdToAtomic(product.http!.price).toString()]);
+      // One exact offer per network, each at the catalogue price.
+      expect(quote.accepts.map((a) => [a.network, a.scheme, a.amount])).toEqual(
+        [chain.network, service.solanaDev!.network].map((network) => [network, 'exact', usdToAtomic(product.http!.price).toString()]),
+      );
       const bazaar = (quote.extensions as Record<string, Parameters<typeof validateDiscoveryExtension>[0]>).bazaar!;
       const check = validateDiscoveryExtension(bazaar);
       expect(check.valid, JSON.stringify(check.errors)).toBe(true);

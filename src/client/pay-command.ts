@@ -1,51 +1,121 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { decodePaymentResponseHeader } from '@x402/core/http';
-import type { Hex } from 'viem';
-import { createPayingFetch } from './paying-fetch.ts';
+import { getBase58Encoder } from '@solana/kit';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import type { Network, PaymentPayload } from '@x402/core/types';
+import { Receipt } from 'mppx';
+import { createPublicClient, http, type Hex } from 'viem';
+import { createMppPayingFetch, createPayingFetch, createSolanaPayingFetch } from './paying-fetch.ts';
+import { USDC_EIP712 } from '../devchain/contracts.ts';
+import { approvePermit2 } from '../devchain/permit2.ts';
 import type { DevInfo } from '../devchain/stack.ts';
+import type { SolanaDevInfo } from '../runtime.ts';
 import { atomicToUsd } from '../money.ts';
 
-const USAGE = `usage: percall pay [METHOD] URL [--json BODY]
+const USAGE = `usage: percall pay [METHOD] URL [--json BODY] [--network evm|solana] [--scheme exact|upto] [--rail x402|mpp]
 
-Pays an x402 route with the official @x402/fetch client and prints the response and the settlement.
-The payer key is PERCALL_PAYER_KEY, or the dev buyer from <PERCALL_DATA_DIR>/dev.json (written by npm start).`;
+Pays a route with the official clients and prints the response and the settlement:
+  --network evm     x402 on the EVM network (default; @x402/fetch + @x402/evm)
+  --network solana  x402 exact on Solana (@x402/fetch + @x402/svm)
+  --scheme upto     x402 upto on EVM: authorize up to the quoted maximum, be charged the actual amount
+                    (approves Permit2 once if the server answers 412 permit2_allowance_required)
+  --rail mpp        MPP (Authorization: Payment, mppx evm charge) instead of x402
+Keys: PERCALL_PAYER_KEY (EVM, 0x…) and PERCALL_SOLANA_PAYER_KEY (base58, 64 bytes) with PERCALL_SOLANA_RPC_URL,
+or the dev buyers from <PERCALL_DATA_DIR>/dev.json and dev-solana.json (written by npm start).`;
 
 interface PayArgs {
   method: string;
   url: string;
   body?: string;
+  network: 'evm' | 'solana';
+  scheme: 'exact' | 'upto';
+  rail: 'x402' | 'mpp';
+}
+
+/** Removes `--flag value` from `args` and returns the value, or undefined when absent. */
+function takeOption(args: string[], flag: string): string | undefined {
+  const at = args.indexOf(flag);
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
+  args.splice(at, 2);
+  return value;
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${flag} must be one of ${allowed.join(', ')}`);
+  return value as T;
 }
 
 export function parsePayArgs(argv: string[]): PayArgs {
   const rest = [...argv];
-  let body: string | undefined;
-  const jsonAt = rest.indexOf('--json');
-  if (jsonAt >= 0) {
-    body = rest[jsonAt + 1];
-    if (body === undefined) throw new Error('--json needs a body');
-    rest.splice(jsonAt, 2);
-  }
+  const body = takeOption(rest, '--json');
+  const network = oneOf('--network', takeOption(rest, '--network'), ['evm', 'solana'], 'evm');
+  const scheme = oneOf('--scheme', takeOption(rest, '--scheme'), ['exact', 'upto'], 'exact');
+  const rail = oneOf('--rail', takeOption(rest, '--rail'), ['x402', 'mpp'], 'x402');
+  if (rail === 'mpp' && (network !== 'evm' || scheme !== 'exact')) throw new Error('--rail mpp pays with the EVM key (evm charge): drop --network/--scheme');
+  if (network === 'solana' && scheme === 'upto') throw new Error('upto is offered on EVM only; Solana pays exact');
   const [first, second] = rest;
   if (!first) throw new Error(USAGE);
   const hasMethod = second !== undefined;
   const method = (hasMethod ? first : body !== undefined ? 'POST' : 'GET').toUpperCase();
   const url = hasMethod ? second : first;
   if (!/^https?:\/\//.test(url)) throw new Error(`not an http(s) URL: ${url}\n\n${USAGE}`);
-  return { method, url, body };
+  return { method, url, body, network, scheme, rail };
 }
 
-async function payerKey(): Promise<{ key: Hex; rpcUrl?: string; dev?: DevInfo }> {
-  const fromEnv = process.env.PERCALL_PAYER_KEY;
-  if (fromEnv) return { key: fromEnv as Hex };
-  const devFile = join(resolve(process.env.PERCALL_DATA_DIR ?? '.percall'), 'dev.json');
-  let dev: DevInfo;
+async function readDevFile<T>(name: string): Promise<T | undefined> {
+  const path = join(resolve(process.env.PERCALL_DATA_DIR ?? '.percall'), name);
   try {
-    dev = JSON.parse(await readFile(devFile, 'utf8')) as DevInfo;
+    return JSON.parse(await readFile(path, 'utf8')) as T;
   } catch {
-    throw new Error(`no payer key: set PERCALL_PAYER_KEY, or run \`npm start\` first so ${devFile} exists`);
+    return undefined;
   }
+}
+
+async function evmPayer(): Promise<{ key: Hex; rpcUrl?: string; dev?: DevInfo }> {
+  // A dev service's dev.json also names its test USDC, which the payer must allow, whoever's key pays.
+  const dev = await readDevFile<DevInfo>('dev.json');
+  const fromEnv = process.env.PERCALL_PAYER_KEY;
+  if (fromEnv) return { key: fromEnv as Hex, rpcUrl: process.env.PERCALL_RPC_URL ?? dev?.rpcUrl, dev };
+  if (!dev) throw new Error('no payer key: set PERCALL_PAYER_KEY, or run `npm start` first so .percall/dev.json exists');
   return { key: dev.buyerPrivateKey, rpcUrl: dev.rpcUrl, dev };
+}
+
+async function solanaPayer(): Promise<{ secretKey: Uint8Array; rpcUrl?: string; dev?: SolanaDevInfo }> {
+  const fromEnv = process.env.PERCALL_SOLANA_PAYER_KEY;
+  if (fromEnv) return { secretKey: getBase58Encoder().encode(fromEnv) as Uint8Array, rpcUrl: process.env.PERCALL_SOLANA_RPC_URL };
+  const dev = await readDevFile<SolanaDevInfo>('dev-solana.json');
+  if (!dev) throw new Error('no Solana payer key: set PERCALL_SOLANA_PAYER_KEY, or run `npm start` first so .percall/dev-solana.json exists');
+  return { secretKey: getBase58Encoder().encode(dev.buyerSecretKey) as Uint8Array, rpcUrl: dev.rpcUrl, dev };
+}
+
+/** The paying fetch for the chosen rail, network and scheme, and what it signed (for the printout). */
+async function payingFetchFor(args: PayArgs, paid: { amount?: string }): Promise<{ fetch: typeof fetch; approvePermit2?: () => Promise<unknown> }> {
+  const onPayment = (payload: PaymentPayload) => void (paid.amount = payload.accepted.amount);
+  if (args.network === 'solana') {
+    const { secretKey, rpcUrl, dev } = await solanaPayer();
+    return { fetch: await createSolanaPayingFetch(secretKey, { rpcUrl, onPayment, allowedAssets: dev ? [{ network: dev.network as Network, asset: dev.mint }] : undefined }) };
+  }
+  const { key, rpcUrl, dev } = await evmPayer();
+  if (args.rail === 'mpp') {
+    const token = dev ? { chainId: dev.chainId, address: dev.asset, name: USDC_EIP712.name, version: USDC_EIP712.version } : undefined;
+    return { fetch: createMppPayingFetch(key, token) };
+  }
+  // The dev chain's test USDC is not in the SDK's default asset list: allow it explicitly.
+  const allowedAssets = dev ? [{ network: dev.network, asset: dev.asset }] : undefined;
+  const payingFetch = createPayingFetch(key, { rpcUrl, scheme: args.scheme, onPayment, allowedAssets });
+  const approve = args.scheme === 'upto' && rpcUrl ? () => approvePermit2Once(rpcUrl, key) : undefined;
+  return { fetch: payingFetch, approvePermit2: approve };
+}
+
+/** The one-time ERC-20 approval of Permit2 by the payer, for the asset the server quoted. */
+let permit2Asset: Hex | undefined;
+async function approvePermit2Once(rpcUrl: string, key: Hex): Promise<unknown> {
+  if (!permit2Asset) throw new Error('no upto quote to approve Permit2 for');
+  const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
+  return approvePermit2(rpcUrl, chainId, permit2Asset, key);
 }
 
 export async function runPayCommand(argv: string[], out: (line: string) => void = console.log): Promise<number> {
@@ -54,17 +124,20 @@ export async function runPayCommand(argv: string[], out: (line: string) => void 
     return 0;
   }
   const args = parsePayArgs(argv);
-  const { key, rpcUrl, dev } = await payerKey();
-  let paid: string | undefined;
-  const payingFetch = createPayingFetch(key, { rpcUrl, 
-    onPayment: (payload) => (paid = payload.accepted.amount),
-    // The dev chain's test USDC is not in the SDK's default asset list: allow it explicitly.
-    allowedAssets: dev ? [{ network: dev.network, asset: dev.asset }] : undefined,
-  });
+  const paid: { amount?: string } = {};
+  const { fetch: payingFetch, approvePermit2: approve } = await payingFetchFor(args, paid);
   const init: RequestInit = { method: args.method };
   if (args.body !== undefined) init.body = args.body;
   if (args.body !== undefined) init.headers = { 'content-type': 'application/json' };
-  const response = await payingFetch(args.url, init);
+  let response = await payingFetch(args.url, init);
+  if (response.status === 412 && approve) {
+    // upto needs the payer's one-time Permit2 approval: give it, then pay again.
+    const required = decodePaymentRequiredHeader(response.headers.get('payment-required') ?? '');
+    permit2Asset = required.accepts.find((a) => a.scheme === 'upto')?.asset as Hex | undefined;
+    out('Permit2 approval required: approving once, then paying again');
+    await approve();
+    response = await payingFetch(args.url, init);
+  }
   const text = await response.text();
   out(`HTTP ${response.status} ${response.statusText}`);
   out(prettyJson(text));
@@ -77,8 +150,16 @@ export async function runPayCommand(argv: string[], out: (line: string) => void 
     out(`  network:     ${settlement.network}`);
     if (settlement.payer) out(`  payer:       ${settlement.payer}`);
     // `exact` settlements do not echo the amount: it is the one the client signed.
-    const amount = settlement.amount ?? paid;
-    if (amount) out(`  amount:      ${atomicToUsd(amount)} USDC (${amount} atomic)`);
+    const amount = settlement.amount ?? paid.amount;
+    if (amount) out(`  amount:      ${atomicToUsd(amount)} USDC (${amount} atomic)${args.scheme === 'upto' && paid.amount ? `, authorized up to ${atomicToUsd(paid.amount)}` : ''}`);
+  }
+  const receiptHeader = response.headers.get('payment-receipt');
+  if (receiptHeader) {
+    const receipt = Receipt.deserialize(receiptHeader);
+    out('');
+    out(`MPP receipt: ${receipt.status} (${receipt.method})`);
+    out(`  reference:   ${receipt.reference}`);
+    out(`  timestamp:   ${receipt.timestamp}`);
   }
   return response.ok ? 0 : 1;
 }
