@@ -176,3 +176,68 @@ describe('inference without an upstream', () => {
     expect(catalogue.resources.map((r) => r.id)).not.toContain('inference');
   });
 });
+
+describe('inference metered by tokens (operator option) on upto', () => {
+  let chain: DevChain;
+  let service: RunningService;
+  let upstream: OpenAiDouble;
+
+  beforeAll(async () => {
+    upstream = await startOpenAiDouble(API_KEY);
+    chain = await startTestChain();
+    // 1.00 USD per 1,000 tokens: 39 tokens cost 0.039.
+    service = await startTestService({ chain, env: { INFERENCE_API_URL: upstream.url, INFERENCE_API_KEY: API_KEY, INFERENCE_USD_PER_1K_TOKENS: '1.00' } });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await chain?.stop();
+    upstream?.close();
+  });
+
+  async function payUpto(): Promise<{ response: Response; payload: PaymentPayload }> {
+    let payload: PaymentPayload | undefined;
+    const client = new x402Client();
+    client.register(chain.network, new UptoEvmScheme(toClientEvmSigner(privateKeyToAccount(chain.buyer.privateKey), createPublicClient({ transport: http(chain.rpcUrl) }))));
+    client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+    client.onAfterPaymentCreation(async ({ paymentPayload }) => void (payload = paymentPayload));
+    const response = await wrapFetchWithPayment(fetch, client)(`${service.url}/api/v1/paid/inference`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4.1-mini', messages }),
+    });
+    return { response, payload: payload! };
+  }
+
+  it('charges the usage, never more than the authorization', async () => {
+    upstream.totalTokens = 39;
+    let before = await balances(chain);
+    expect((await payUpto()).response.status).toBe(200);
+    let after = await balances(chain);
+    expect(before.buyer - after.buyer).toBe(39_000n);
+
+    upstream.totalTokens = 5_000; // 5.00 USD of usage, capped at the 1.00 authorized
+    before = after;
+    const { response } = await payUpto();
+    expect(response.status).toBe(200);
+    expect(decodePaymentResponseHeader(response.headers.get('payment-response')!).amount).toBe('1000000');
+    after = await balances(chain);
+    expect(before.buyer - after.buyer).toBe(1_000_000n);
+  });
+
+  it('a charge of 0 sends no transaction, and the authorization still buys one response only', async () => {
+    upstream.totalTokens = 0;
+    const before = await balances(chain);
+    const { response, payload } = await payUpto();
+    expect(response.status).toBe(200);
+    const settlement = decodePaymentResponseHeader(response.headers.get('payment-response')!);
+    expect(settlement).toMatchObject({ success: true, amount: '0', transaction: '' });
+    expect(await balances(chain)).toEqual(before);
+    const replay = await fetch(`${service.url}/api/v1/paid/inference`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...paymentHeader(payload) },
+      body: JSON.stringify({ model: 'openai/gpt-4.1-mini', messages }),
+    });
+    expect(replay.status).toBe(402);
+    expect(decodePaymentRequiredHeader(replay.headers.get('payment-required')!).error).toBe('payment_already_used');
+  });
+});

@@ -4,7 +4,8 @@ import type { Network, SupportedResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
-import { createPublicClient, createWalletClient, defineChain, http, nonceManager, verifyTypedData, type Hex } from 'viem';
+import { createNonceManager, createPublicClient, createWalletClient, defineChain, http, verifyTypedData, type Hex } from 'viem';
+import { jsonRpc } from 'viem/nonce';
 import { privateKeyToAccount } from 'viem/accounts';
 
 export interface LocalFacilitatorOptions {
@@ -30,8 +31,9 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [options.rpcUrl] } },
   });
-  // nonceManager hands out nonces locally, so concurrent settlements never collide on a nonce.
-  const account = privateKeyToAccount(options.privateKey, { nonceManager });
+  // A nonce manager hands out nonces locally, so concurrent settlements never collide on a nonce. One per
+  // facilitator: viem's shared `nonceManager` would carry a count over to another chain with the same key.
+  const account = privateKeyToAccount(options.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
   const pollingInterval = options.pollingIntervalMs ?? 50;
   const transport = http(options.rpcUrl, { batch: false });
   const publicClient = createPublicClient({ chain, transport, pollingInterval });

@@ -30,10 +30,10 @@ export async function runChatCompletion(input: ChatInput, ctx: ProductContext): 
   return completion;
 }
 
-/** Reports the usage-based charge when the call is metered (an `upto` payment) and the operator meters by tokens. */
+/** Reports the usage-based charge when the call is metered (an `upto` payment) and the operator meters by tokens; the price otherwise. */
 function meter(ctx: ProductContext, totalTokens: number | undefined): void {
   const rate = ctx.llm?.atomicPerThousandTokens;
   if (!ctx.metered || rate === undefined || totalTokens === undefined) return;
-  const usage = (BigInt(Math.max(0, Math.ceil(totalTokens))) * rate + 999n) / 1000n;
-  ctx.metered.charge(usage > ctx.metered.base ? usage : ctx.metered.base);
+  // Rounded up to the next atomic unit; the gate caps it at the authorization. 0 tokens cost 0 (no transaction).
+  ctx.metered.charge((BigInt(Math.max(0, Math.ceil(totalTokens))) * rate + 999n) / 1000n);
 }
