@@ -164,6 +164,7 @@ function createMppRail(options: PercallOptions, store: Store, baseUrl: string): 
     challenges: { consume: (id) => store.useNonce(`mpp-challenge:${id}`) },
     expiresInSeconds: Math.min(300, evm.maxTimeoutSeconds),
     maxTimeoutSeconds: evm.maxTimeoutSeconds,
+    ...(options.config.mpp.tempo ? { tempo: options.config.mpp.tempo } : {}),
   });
   const mppAccepts = (product: AvailableProduct) => product.rails.mpp && product.http !== undefined && usdToAtomic(product.http.price) >= evm.minimumAmount;
   return { mpp, mppAccepts };

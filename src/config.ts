@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { usdToAtomic } from './money.ts';
+import { tempoConfigFromEnv, type TempoRailConfig } from './payments/mpp-rail.ts';
 import { policyFromEnv, type FetchPolicy } from './providers/safe-fetch.ts';
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x + 40 hex characters');
@@ -121,7 +122,8 @@ export interface Config {
   payTo?: `0x${string}`;
   evm: { network: `eip155:${number}`; usdc: `0x${string}`; usdcName: string; usdcVersion: string };
   solana: { network: `solana:${string}`; usdc: string; payTo?: string; rpcUrl?: string; feePayerKey?: string; dev: boolean };
-  mpp: { secretKey?: string; realm?: string };
+  /** MPP: challenge key, realm, and the optional `tempo` method (from the MPP_TEMPO_* variables). */
+  mpp: { secretKey?: string; realm?: string; tempo?: TempoRailConfig };
   /** The inference upstream (its key is never logged). */
   inference?: { baseUrl: string; apiKey: string; timeoutMs: number; atomicPerThousandTokens?: bigint };
   /** Smallest settled payment per network family, atomic units. */
@@ -146,6 +148,14 @@ export interface Config {
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+function tempoFromEnv(env: NodeJS.ProcessEnv): TempoRailConfig | undefined {
+  try {
+    return tempoConfigFromEnv(env);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
 }
 
 /** Reads the typed config from the environment; every setting has an embedded default for dev mode. */
@@ -187,7 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       feePayerKey: e.SOLANA_FEE_PAYER_KEY,
       dev: e.DEV_SOLANA === 'on',
     },
-    mpp: { secretKey: e.MPP_SECRET_KEY, realm: e.MPP_REALM },
+    mpp: { secretKey: e.MPP_SECRET_KEY, realm: e.MPP_REALM, tempo: tempoFromEnv(env) },
     ...(e.INFERENCE_API_KEY
       ? {
           inference: {

@@ -3,6 +3,7 @@ import { priceFor } from '../catalogue/index.ts';
 import type { AvailableProduct } from '../catalogue/types.ts';
 import { usdToAtomic } from '../money.ts';
 import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
+import type { Receipt } from 'mppx';
 import { hasPaymentCredential, problemBody, problemHeaders, type MppProblem, type MppRail, type MppRoute } from '../payments/mpp-rail.ts';
 import { EventStreamOutput } from '../products/event-stream.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
@@ -54,24 +55,31 @@ export async function mppPaidCall(
     deps.telemetry.failure(endpoint, 'payment_verification_failed', problemKind(verified.problem), undefined);
     return problem(verified.problem);
   }
-  if (verified.method !== 'evm') {
-    // Only the evm method settles through our facilitator and gate; tempo is not offered on this door.
-    return problem(await mpp.problem('method-unsupported', route, amount, product.title, 'this route settles MPP with the evm method only'));
-  }
-  const result = await deps.gate.execute({
-    product,
-    surface: 'http',
-    payload: verified.payload,
-    requirements: verified.requirements,
-    input,
-    origin: originOf(c, deps.trustedProxyHeader),
-  });
+  const origin = originOf(c, deps.trustedProxyHeader);
+  // evm: an EIP-3009 authorization the gate settles through the x402 facilitator; tempo: mppx broadcasts
+  // the client's signed transaction, through the same gate, after the product succeeded.
+  let receipt: Receipt.Receipt | undefined;
+  const result =
+    verified.method === 'evm'
+      ? await deps.gate.execute({ product, surface: 'http', payload: verified.payload, requirements: verified.requirements, input, origin })
+      : await deps.gate.executeExternal({
+          product,
+          surface: 'http',
+          input,
+          origin,
+          key: `mpp-tempo:${verified.challengeId}`,
+          terms: verified.terms,
+          settle: async () => {
+            receipt = await verified.settle();
+            return { reference: receipt.reference };
+          },
+        });
   switch (result.status) {
     case 'served': {
       const stream = result.output instanceof EventStreamOutput;
       return new Response(stream ? (result.output as EventStreamOutput).toEventStream() : JSON.stringify(result.output), {
         status: 200,
-        headers: { 'content-type': stream ? 'text/event-stream' : 'application/json', ...lowerCase(mpp.successHeaders(result.settlement, 'no-store')) },
+        headers: { 'content-type': stream ? 'text/event-stream' : 'application/json', ...lowerCase(mpp.successHeaders(receipt ?? result.settlement, 'no-store')) },
       });
     }
     case 'payment_failed':

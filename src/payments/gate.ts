@@ -31,6 +31,23 @@ export interface PaidCall {
   requirements?: PaymentRequirements;
 }
 
+/**
+ * A payment whose rail settles it itself rather than through the x402 facilitator (MPP `tempo`:
+ * mppx broadcasts the client's signed transaction). Same reservation, run-then-settle order and ledger.
+ */
+export interface ExternalPaidCall {
+  product: AvailableProduct;
+  surface: Surface;
+  input: unknown;
+  origin?: Origin;
+  /** Replay key of the payment on its rail, e.g. `mpp-tempo:<challenge id>`. */
+  key: string;
+  /** Ledger terms: CAIP-2 network, scheme label, token, recipient, atomic amount, payer if known. */
+  terms: { network: string; scheme: string; asset: string; payTo: string; amount: string; payer?: string };
+  /** Broadcasts the payment; called only after the product succeeded. Returns the transaction reference. */
+  settle(): Promise<{ reference: string }>;
+}
+
 export type GateResult =
   | { status: 'served'; output: unknown; settlement: SettleResponse }
   | { status: 'payment_failed'; failure: PaymentFailure; settlement?: SettleResponse }
@@ -84,6 +101,52 @@ export class PaymentGate {
       this.deps.telemetry.failure(endpoint, category, reason, network);
     }
     return result;
+  }
+
+  /** The gate for a rail that settles itself (see ExternalPaidCall), counted like any paid call. */
+  async executeExternal(call: ExternalPaidCall): Promise<GateResult> {
+    const result = await this.executeExternalUncounted(call).catch((error: unknown): GateResult => {
+      if (error instanceof StoreUnavailableError) return { status: 'unavailable', detail: 'the payment database is unavailable' };
+      throw error;
+    });
+    const endpoint = endpointKey(call.product, call.surface);
+    if (result.status === 'served') this.deps.telemetry.paid(endpoint, call.terms.amount, result.settlement.payer ?? 'unknown', call.origin);
+    else if (result.status === 'payment_failed') this.deps.telemetry.failure(endpoint, result.failure.category, result.failure.reason, call.terms.network);
+    return result;
+  }
+
+  private async executeExternalUncounted(call: ExternalPaidCall): Promise<GateResult> {
+    const { store } = this.deps;
+    const { terms } = call;
+    const reserved = await store.reservePayment({ key: call.key, product: call.product.id, surface: call.surface, ...terms, owner: this.deps.instanceId });
+    if (!reserved.reserved) return failed('payment_verification_failed', 'payment_already_used', terms.network);
+    let finished = false;
+    try {
+      let output: unknown;
+      try {
+        output = await this.run(call);
+      } catch (error) {
+        return { status: 'product_failed', error };
+      }
+      await store.markSettling(call.key);
+      let reference: string;
+      try {
+        reference = (await call.settle()).reference;
+      } catch (error) {
+        // A broadcast that failed may still have landed: park it for the operator, never release it.
+        finished = true;
+        this.deps.log.error({ product: call.product.id, err: describeError(error) }, 'external settlement outcome unknown; payment parked as pending');
+        await store.markPending(call.key, { reason: 'external settlement outcome unknown' });
+        return { status: 'pending', detail: 'settlement_outcome_unknown' };
+      }
+      finished = true;
+      const payer = terms.payer ?? 'unknown';
+      await this.recordLedger({ paymentKey: call.key, payer, network: terms.network, scheme: terms.scheme, amount: terms.amount, asset: terms.asset, payTo: terms.payTo, txHash: reference, product: call.product.id, surface: call.surface, settledAt: this.now() });
+      const settlement: SettleResponse = { success: true, transaction: reference, network: terms.network as SettleResponse['network'], payer, amount: terms.amount };
+      return { status: 'served', output, settlement };
+    } finally {
+      if (!finished) await store.releasePayment(call.key).catch(() => undefined);
+    }
   }
 
   private async executeUncounted(call: PaidCall): Promise<GateResult> {
@@ -182,7 +245,7 @@ export class PaymentGate {
     }
   }
 
-  private run(call: PaidCall, metered?: ProductContext['metered']): Promise<unknown> {
+  private run(call: Pick<PaidCall, 'product' | 'input'>, metered?: ProductContext['metered']): Promise<unknown> {
     return this.deps.runner.run(call.product, call.input, 'paid', this.now(), metered);
   }
 

@@ -82,6 +82,8 @@ export interface MppVerifiedTempo {
   challengeId: string;
   expiresAt: Date;
   source?: string;
+  /** What the ledger records for it: Tempo's CAIP-2 network, token, recipient, atomic amount, payer. */
+  terms: { network: string; scheme: 'mpp-tempo'; asset: string; payTo: string; amount: string; payer?: string };
   settle(): Promise<Receipt.Receipt>;
 }
 
@@ -251,6 +253,12 @@ export class MppRail {
       return fail(toPaymentError(error));
     }
 
+    // The service settles only after the product succeeded, so it must be the one to broadcast:
+    // a Tempo transaction the client already sent (push) or a zero-amount proof is refused.
+    if (isTempo && (validation.details as { mode?: string } | undefined)?.mode !== 'pull') {
+      return fail(new Errors.VerificationFailedError({ reason: 'send the signed Tempo transaction for the server to broadcast after the call succeeds, not a transaction hash' }));
+    }
+
     const challengeId = credential.challenge.id;
     const expiresAt = new Date(credential.challenge.expires!);
     if (!(await this.options.challenges.consume(challengeId, expiresAt))) {
@@ -259,12 +267,16 @@ export class MppRail {
 
     if (isTempo) {
       const server = this.tempoServer!;
+      const request = validation.request as { currency?: string; recipient?: string; methodDetails?: { chainId?: number } };
+      const chainId = request.methodDetails?.chainId ?? this.options.tempo!.chainId ?? (this.options.tempo!.testnet ? TEMPO_TESTNET : TEMPO_MAINNET);
+      const payer = validation.source?.split(':').at(-1);
       return {
         ok: true,
         method: 'tempo',
         challengeId,
         expiresAt,
         source: validation.source,
+        terms: { network: `eip155:${chainId}`, scheme: 'mpp-tempo', asset: request.currency ?? '', payTo: request.recipient ?? this.options.tempo!.recipient, amount: amountAtomic.toString(), ...(payer ? { payer } : {}) },
         settle: () => server.broadcastCredential(credential, verifyOptions),
       };
     }
