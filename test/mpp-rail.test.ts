@@ -4,7 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import { x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
-import { Mppx as MppxClient, evm as evmClient } from 'mppx/client';
+import { createMppClient } from '../src/client/paying-fetch.ts';
 import { createPublicClient, getAddress, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { DevChain } from '../src/devchain/stack.ts';
@@ -101,20 +101,9 @@ async function handler(request: Request): Promise<Response> {
   });
 }
 
+// The official mppx client; our anvil chain and test token are named with their EIP-712 domain.
 function buyerClient() {
-  return MppxClient.create({
-    polyfill: false,
-    methods: [
-      evmClient.charge({
-        account: privateKeyToAccount(chain.buyer.privateKey),
-        // Our anvil chain and test token are not in mppx's asset table: allow them and give the EIP-712 domain.
-        networks: [chain.chainId],
-        currencies: [chain.usdc],
-        authorization: { name: chain.usdcName, version: chain.usdcVersion },
-        maxAtomicAmount: '1000000',
-      }),
-    ],
-  });
+  return createMppClient(chain.buyer.privateKey, { chainId: chain.chainId, address: chain.usdc, name: chain.usdcName, version: chain.usdcVersion });
 }
 
 /** A 402 from the site, then a credential for it from the official client, without sending it. */

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { Challenge, Credential, Receipt } from 'mppx';
-import { Mppx, evm } from 'mppx/client';
-import { privateKeyToAccount } from 'viem/accounts';
+import { createMppClient } from '../src/client/paying-fetch.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { localSite } from './helpers/local-site.ts';
@@ -35,20 +34,8 @@ describe('MPP rail on the service', () => {
   const body = () => JSON.stringify({ target_url: `${target.url}/status` });
   const post = (headers: Record<string, string> = {}) => fetch(route, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body() });
 
-  function mppClient() {
-    return Mppx.create({
-      polyfill: false,
-      methods: [
-        evm.charge({
-          account: privateKeyToAccount(chain.buyer.privateKey),
-          // The dev chain and its test USDC are not in mppx's asset table: allow them, with the EIP-712 domain.
-          networks: [chain.chainId],
-          currencies: [chain.usdc],
-          authorization: { name: chain.usdcName, version: chain.usdcVersion },
-        }),
-      ],
-    });
-  }
+  // The dev chain and its test USDC are not in mppx's asset table: named with their EIP-712 domain.
+  const mppClient = () => createMppClient(chain.buyer.privateKey, { chainId: chain.chainId, address: chain.usdc, name: chain.usdcName, version: chain.usdcVersion });
 
   it('answers an unpaid call with both challenges, each at the catalogue price', async () => {
     const response = await post();

@@ -7,6 +7,8 @@ import { startFacilitatorServer } from './helpers/facilitator-server.ts';
 import { paymentHeader, quote, signPayment, tamper } from './helpers/payments.ts';
 import { balances, capturingLogger, startTestChain, startTestService } from './helpers/service.ts';
 
+const SOLANA_RECIPIENT = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
 /** Production mode: a remote facilitator over the x402 facilitator HTTP API, real network settings. */
 let chain: DevChain;
 const logs = capturingLogger();
@@ -45,7 +47,8 @@ describe('production mode with a remote facilitator', () => {
 
   beforeAll(async () => {
     facilitator = await startFacilitatorServer(chain);
-    service = await startTestService({ chain, env: productionEnv(facilitator.url), log: logs.log });
+    // A Solana recipient is configured, but this facilitator settles EVM only.
+    service = await startTestService({ chain, env: { ...productionEnv(facilitator.url), SOLANA_PAY_TO: SOLANA_RECIPIENT }, log: logs.log });
   });
   afterAll(async () => {
     await service?.stop();
@@ -60,6 +63,22 @@ describe('production mode with a remote facilitator', () => {
     expect(before.buyer - (await balances(chain)).buyer).toBe(10_000n);
     expect((await service.percall.store.ledger())[0]).toMatchObject({ product: 'time', amount: '10000' });
     expect(service.dev).toBeUndefined();
+  });
+
+  it('offers only what the facilitator settles, with the default minimums of a hosted facilitator, and says why', async () => {
+    const required = await quote(`${service.url}/api/v1/paid/time`);
+    expect(required.accepts.map((a) => [a.network, a.scheme])).toEqual([[chain.network, 'exact']]);
+    const catalogue = (await (await fetch(`${service.url}/.well-known/x402.json`)).json()) as {
+      networkMinimums: { network: string; minimumUsd: string }[];
+      resources: { id: string; excludedNetworks?: { network: string; reason: string }[] }[];
+    };
+    expect(catalogue.networkMinimums).toEqual([
+      expect.objectContaining({ network: chain.network, minimumUsd: '0.001' }),
+      expect.objectContaining({ network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', minimumUsd: '0.01' }),
+    ]);
+    expect(catalogue.resources.find((r) => r.id === 'time')!.excludedNetworks).toEqual([
+      expect.objectContaining({ network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', reason: 'scheme_not_supported_by_facilitator' }),
+    ]);
   });
 
   it('a payment the facilitator rejects gets 402 with its reason', async () => {

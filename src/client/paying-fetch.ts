@@ -48,12 +48,12 @@ function withOptions(client: x402Client, options: X402Options): typeof fetch {
 }
 
 /**
- * Pays MPP challenges (`WWW-Authenticate: Payment`, method `evm`, intent `charge`) with an EVM key:
- * an EIP-3009 authorization sent as `Authorization: Payment`. Tokens outside mppx's asset table
- * (the dev chain's test USDC) are named with their chain and EIP-712 domain.
+ * An mppx client paying MPP challenges (`WWW-Authenticate: Payment`, method `evm`, intent `charge`)
+ * with an EVM key: an EIP-3009 authorization sent as `Authorization: Payment`. Tokens outside
+ * mppx's asset table (the dev chain's test USDC) are named with their chain and EIP-712 domain.
  */
-export function createMppPayingFetch(privateKey: Hex, token?: { chainId: number; address: Hex; name: string; version: string }): typeof fetch {
-  const mppx = Mppx.create({
+export function createMppClient(privateKey: Hex, token?: MppToken) {
+  return Mppx.create({
     polyfill: false,
     methods: [
       evm.charge({
@@ -62,5 +62,16 @@ export function createMppPayingFetch(privateKey: Hex, token?: { chainId: number;
       }),
     ],
   });
-  return mppx.fetch as typeof fetch;
+}
+
+export interface MppToken {
+  chainId: number;
+  address: Hex;
+  name: string;
+  version: string;
+}
+
+/** A fetch that pays MPP challenges (see createMppClient). */
+export function createMppPayingFetch(privateKey: Hex, token?: MppToken): typeof fetch {
+  return createMppClient(privateKey, token).fetch as typeof fetch;
 }
