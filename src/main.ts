@@ -8,7 +8,8 @@ const HELP = `percall: pay-per-call HTTP API and MCP server for machines (x402, 
 
 usage:
   percall start                         run the service (dev chain + local facilitator by default)
-  percall pay [METHOD] URL [--json BODY] pay a route with the official x402 client and print the result
+  percall pay [METHOD] URL [--json BODY] [--network evm|solana] [--scheme exact|upto] [--rail x402|mpp]
+                                        pay a route with the official clients and print the result
   percall research register|evaluate|abandon|list   the operator's research log (needs ADMIN_TOKEN)
 
 Configuration is read from the environment; see README.md.`;
@@ -26,9 +27,18 @@ async function start(): Promise<void> {
         `  network   ${d.network} (chain id ${d.chainId}, rpc ${d.rpcUrl})`,
         `  asset     ${d.asset} (test USDC)`,
         `  payTo     ${d.payTo}`,
-        `  buyer     ${d.buyerAddress} (key in ${config.dataDir}/dev.json)`,
+        `  buyer     ${d.buyerAddress} (key in ${config.dataDir}/dev.json; Permit2 approved for upto)`,
+        ...(service.solanaDev
+          ? [
+              `  solana    ${service.solanaDev.network} (in-process VM, rpc ${service.solanaDev.rpcUrl})`,
+              `            mint ${service.solanaDev.mint}, payTo ${service.solanaDev.payTo}, buyer ${service.solanaDev.buyerAddress} (${config.dataDir}/dev-solana.json)`,
+            ]
+          : []),
+        `  mpp       on the routes marked mpp (WWW-Authenticate: Payment, evm charge)`,
         '',
         `try: npx percall pay GET ${d.baseUrl}/api/v1/paid/time`,
+        ...(service.solanaDev ? [`     npx percall pay GET ${d.baseUrl}/api/v1/paid/time --network solana`] : []),
+        `     npx percall pay POST ${d.baseUrl}/api/v1/paid/endpoint-task-evaluation --json '{"target_url":"https://example.com"}' --rail mpp`,
         '',
       ].join('\n'),
     );
