@@ -7,6 +7,7 @@
  * Each server runs in its own child process; the load comes from this process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +51,10 @@ async function waitFor402(url: string, child: ChildProcess): Promise<void> {
 function startChild(args: string[], env: Record<string, string>): ChildProcess {
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_LOG_DIR=<dir> keeps each server's log (stdout) there; otherwise it is discarded.
+  const logDir = process.env.BENCH_LOG_DIR;
+  const stdout = logDir ? openSync(join(logDir, `${args.at(-1) === 'start' ? 'percall' : 'reference'}-${Date.now()}.log`), 'a') : 'ignore';
+  const child = spawn(process.execPath, [...profile, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
   return child;
 }
 
