@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentPayload } from '@x402/core/types';
+import { x402Client } from '@x402/core/client';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { toClientEvmSigner } from '@x402/evm';
+import { UptoEvmScheme } from '@x402/evm/upto/client';
+import { createPublicClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { createLocalFacilitator } from '../src/payments/facilitator.ts';
 import { paymentKey } from '../src/payments/payment-key.ts';
@@ -104,5 +109,68 @@ describe('reconciliation after a crash', () => {
     expect(await reconciler.runOnce()).toMatchObject({ in_flight: 1 });
     expect(await store.paymentState(reservation.key)).toBe('settling');
     await store.releasePayment(reservation.key);
+  });
+});
+
+describe('reconciliation of upto (Permit2) payments after a crash', () => {
+  async function uptoPayment(): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements }> {
+    const [requirements] = (await service.percall.rail.server.buildPaymentRequirements({
+      scheme: 'upto',
+      network: chain.network,
+      payTo: chain.payTo,
+      price: { amount: '1000000', asset: chain.usdc, extra: { name: chain.usdcName, version: chain.usdcVersion } },
+      maxTimeoutSeconds: 300,
+    })) as [PaymentRequirements];
+    const client = new x402Client();
+    client.register(chain.network, new UptoEvmScheme(toClientEvmSigner(privateKeyToAccount(chain.buyer.privateKey), createPublicClient({ transport: http(chain.rpcUrl) }))));
+    client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+    const payload = await client.createPaymentPayload({ x402Version: 2, resource: { url: `${service.url}/api/v1/paid/inference`, description: 'upto', mimeType: 'application/json' }, accepts: [requirements] });
+    return { payload, requirements };
+  }
+
+  function uptoReservation(payload: PaymentPayload, overrides: Partial<PaymentReservation> = {}): PaymentReservation {
+    const permit = (payload.payload as { permit2Authorization: { from: string; deadline: string } }).permit2Authorization;
+    return {
+      key: paymentKey(payload),
+      product: 'time',
+      surface: 'http',
+      network: payload.accepted.network,
+      scheme: 'upto',
+      asset: payload.accepted.asset,
+      payTo: payload.accepted.payTo,
+      amount: payload.accepted.amount,
+      payer: permit.from,
+      validBefore: Number(permit.deadline),
+      owner: 'an-instance-that-died',
+      ...overrides,
+    };
+  }
+
+  it('nonce spent on chain: the ledger gets the charge recorded before settlement, not the authorized maximum', async () => {
+    const { store, reconciler } = service.percall;
+    const { payload, requirements } = await uptoPayment();
+    const reservation = uptoReservation(payload);
+    expect(reservation.key).toMatch(/^permit2:/);
+    await store.reservePayment(reservation);
+    await store.markSettling(reservation.key, '10000');
+    const before = await balances(chain);
+    // The dead instance's settlement of 0.01 out of the 1.00 authorized landed.
+    const facilitator = createLocalFacilitator({ rpcUrl: chain.rpcUrl, chainId: chain.chainId, network: chain.network, privateKey: chain.facilitatorKey });
+    expect((await facilitator.settle(payload, { ...requirements, amount: '10000' })).success).toBe(true);
+    expect(before.buyer - (await balances(chain)).buyer).toBe(10_000n);
+
+    expect(await reconciler.runOnce()).toMatchObject({ settled: 1 });
+    expect(await store.settlement(reservation.key)).toMatchObject({ amount: '10000', scheme: 'upto', payTo: chain.payTo, payer: reservation.payer });
+  });
+
+  it('nonce never spent and the permit expired: failed, nothing owed', async () => {
+    const { store, reconciler } = service.percall;
+    const { payload } = await uptoPayment();
+    const reservation = uptoReservation(payload, { validBefore: Math.floor(Date.now() / 1000) - 120 });
+    await store.reservePayment(reservation);
+    await store.markSettling(reservation.key, '10000');
+    await reconciler.runOnce();
+    expect(await store.paymentState(reservation.key)).toBe('failed');
+    expect(await store.settlement(reservation.key)).toBeUndefined();
   });
 });

@@ -174,9 +174,10 @@ export class PaymentGate {
         return { status: 'product_failed', error };
       }
 
-      await store.markSettling(key);
-      // `upto` settles the actual charge, never more than authorized; `exact` the quoted amount.
+      // `upto` settles the actual charge, never more than authorized; `exact` the quoted amount. The charge
+      // is recorded first, so a reconciler that finds the authorization used on chain knows what moved.
       const charged = metering ? { ...requirements, amount: metering.charge().toString() } : requirements;
+      await store.markSettling(key, metering ? charged.amount : undefined);
       const settled = await this.settle(payload, charged);
       if (settled.status === 'pending') {
         finished = true;

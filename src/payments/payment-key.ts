@@ -30,3 +30,10 @@ export function parseEip3009Key(key: string): { network: string; asset: `0x${str
   if (!match) return undefined;
   return { network: match[1]!, asset: match[2] as `0x${string}`, from: match[3] as `0x${string}`, nonce: match[4] as `0x${string}` };
 }
+
+/** The Permit2 authorization (`upto`) a key names, or undefined for other payload kinds. */
+export function parsePermit2Key(key: string): { network: string; owner: `0x${string}`; nonce: bigint } | undefined {
+  const match = /^permit2:([^:]+:[^:]+):(0x[0-9a-f]{40}):(\d+)$/.exec(key);
+  if (!match) return undefined;
+  return { network: match[1]!, owner: match[2] as `0x${string}`, nonce: BigInt(match[3]!) };
+}

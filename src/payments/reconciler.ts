@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import { describeError, type Logger } from '../log.ts';
 import type { Store, UnresolvedPayment } from '../store/types.ts';
-import { parseEip3009Key } from './payment-key.ts';
+import { parseEip3009Key, parsePermit2Key } from './payment-key.ts';
 import type { SettlementChain } from './settlement-chain.ts';
 
 export interface ReconcilerOptions {
@@ -92,6 +92,8 @@ export class Reconciler {
     }
     const authorization = parseEip3009Key(row.key);
     const chain = this.chainFor(row.network);
+    const permit = parsePermit2Key(row.key);
+    if (permit && chain) return this.resolvePermit2(row, permit, chain);
     if (!authorization || !chain) {
       await this.store.markPending(row.key, { txHash: row.txHash, reason: 'cannot be checked on chain from this instance' });
       return 'unresolved';
@@ -125,6 +127,33 @@ export class Reconciler {
       }
       const expiry = (row.validBefore ?? Number.POSITIVE_INFINITY) + (this.options.expiryMarginSeconds ?? 30);
       if (this.now().getTime() / 1000 > expiry) {
+        await this.store.markFailed(row.key, 'authorization expired unused');
+        return 'failed';
+      }
+      if (row.state !== 'pending') await this.store.markPending(row.key, { txHash: row.txHash, reason: 'settlement outcome unknown' });
+      return 'unresolved';
+    } catch (error) {
+      this.log.warn({ err: describeError(error), product: row.product }, 'could not check a pending payment on chain');
+      return 'unresolved';
+    }
+  }
+
+  /**
+   * An `upto` payment: Permit2 spends the nonce only when a settlement landed, and the charge was
+   * recorded before settlement was requested, so a spent nonce means exactly that amount moved.
+   * Permit2 emits no event naming the nonce, so the ledger row carries the broadcast hash if known.
+   */
+  private async resolvePermit2(row: UnresolvedPayment, permit: { owner: Hex; nonce: bigint }, chain: SettlementChain): Promise<Resolution> {
+    try {
+      if (await chain.permit2NonceUsed(permit.owner, permit.nonce)) {
+        await this.store.recordSettlement(
+          { paymentKey: row.key, payer: row.payer ?? permit.owner, network: row.network, scheme: row.scheme, amount: row.amount, asset: row.asset, payTo: row.payTo, txHash: row.txHash ?? '', product: row.product, surface: row.surface, settledAt: this.now() },
+          { delivered: false },
+        );
+        this.log.warn({ product: row.product, amount: row.amount }, 'upto payment settled without a delivered response; the payer may collect it with the same payment');
+        return 'settled';
+      }
+      if (this.now().getTime() / 1000 > (row.validBefore ?? Number.POSITIVE_INFINITY) + (this.options.expiryMarginSeconds ?? 30)) {
         await this.store.markFailed(row.key, 'authorization expired unused');
         return 'failed';
       }

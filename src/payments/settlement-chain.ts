@@ -1,3 +1,4 @@
+import { PERMIT2_ADDRESS } from '@x402/evm';
 import { createPublicClient, getAddress, http, parseAbi, parseEventLogs, type Hex, type PublicClient } from 'viem';
 
 const EIP3009_ABI = parseAbi([
@@ -5,6 +6,8 @@ const EIP3009_ABI = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
 ]);
+
+const PERMIT2_ABI = parseAbi(['function nonceBitmap(address owner, uint256 wordPosition) view returns (uint256)']);
 
 export interface AuthorizationTransfer {
   txHash: Hex;
@@ -20,6 +23,8 @@ export interface SettlementChain {
   authorizationUsed(asset: Hex, from: Hex, nonce: Hex): Promise<boolean>;
   /** The transfer that used the authorization; `txHint` (a broadcast hash we know) is checked first. */
   findTransfer(asset: Hex, from: Hex, nonce: Hex, txHint?: Hex): Promise<AuthorizationTransfer | undefined>;
+  /** Whether a Permit2 signature-transfer nonce (`upto`) of `owner` has been spent (Permit2's unordered nonce bitmap). */
+  permit2NonceUsed(owner: Hex, nonce: bigint): Promise<boolean>;
 }
 
 /** Reads an EVM chain over JSON-RPC; logs are searched backwards in windows, as providers cap ranges. */
@@ -41,6 +46,11 @@ export function evmSettlementChain(rpcUrl: string, options: { lookbackBlocks?: n
   }
 
   return {
+    async permit2NonceUsed(owner, nonce) {
+      const word = await client.readContract({ address: PERMIT2_ADDRESS, abi: PERMIT2_ABI, functionName: 'nonceBitmap', args: [getAddress(owner), nonce >> 8n] });
+      return ((word >> (nonce & 0xffn)) & 1n) === 1n;
+    },
+
     authorizationUsed: (asset, from, nonce) =>
       client.readContract({ address: getAddress(asset), abi: EIP3009_ABI, functionName: 'authorizationState', args: [getAddress(from), nonce] }),
 

@@ -96,8 +96,11 @@ export class SqlStore implements Store {
     return { reserved: false, state: rows[0]?.state ?? 'verifying', delivered: rows[0]?.delivered ?? false };
   }
 
-  async markSettling(key: string): Promise<void> {
-    await this.run(`UPDATE payments SET state = 'settling', updated_at = now() WHERE payment_key = $1 AND state = 'verifying'`, [key]);
+  async markSettling(key: string, amount?: string): Promise<void> {
+    await this.run(
+      `UPDATE payments SET state = 'settling', amount = COALESCE($2::numeric, amount), updated_at = now() WHERE payment_key = $1 AND state = 'verifying'`,
+      [key, amount ?? null],
+    );
   }
 
   async releasePayment(key: string): Promise<void> {

@@ -111,7 +111,8 @@ export interface Store {
   /** Atomically reserves a payment key; exactly one concurrent caller wins. */
   reservePayment(reservation: PaymentReservation): Promise<ReserveResult>;
   /** Moves a reservation to `settling` just before settlement is requested. */
-  markSettling(key: string): Promise<void>;
+  /** Settlement is about to be requested; `amount` is what will be charged when it differs from the reserved maximum (`upto`). */
+  markSettling(key: string, amount?: string): Promise<void>;
   /** Deletes a reservation that never reached a final state (nothing was charged). */
   releasePayment(key: string): Promise<void>;
   /** Keeps the key blocked: settlement outcome unknown, to be reconciled. */
