@@ -125,17 +125,22 @@ export class Reconciler {
         this.log.warn({ product: row.product, txHash: transfer.txHash }, 'payment settled without a delivered response; the payer may collect it with the same payment');
         return 'settled';
       }
-      const expiry = (row.validBefore ?? Number.POSITIVE_INFINITY) + (this.options.expiryMarginSeconds ?? 30);
-      if (this.now().getTime() / 1000 > expiry) {
-        await this.store.markFailed(row.key, 'authorization expired unused');
-        return 'failed';
-      }
-      if (row.state !== 'pending') await this.store.markPending(row.key, { txHash: row.txHash, reason: 'settlement outcome unknown' });
-      return 'unresolved';
+      return await this.unusedOnChain(row);
     } catch (error) {
       this.log.warn({ err: describeError(error), product: row.product }, 'could not check a pending payment on chain');
       return 'unresolved';
     }
+  }
+
+  /** The authorization is not used on chain: failed once it can no longer be (expired), pending until then. */
+  private async unusedOnChain(row: UnresolvedPayment): Promise<Resolution> {
+    const expiry = (row.validBefore ?? Number.POSITIVE_INFINITY) + (this.options.expiryMarginSeconds ?? 30);
+    if (this.now().getTime() / 1000 > expiry) {
+      await this.store.markFailed(row.key, 'authorization expired unused');
+      return 'failed';
+    }
+    if (row.state !== 'pending') await this.store.markPending(row.key, { txHash: row.txHash, reason: 'settlement outcome unknown' });
+    return 'unresolved';
   }
 
   /**
@@ -153,12 +158,7 @@ export class Reconciler {
         this.log.warn({ product: row.product, amount: row.amount }, 'upto payment settled without a delivered response; the payer may collect it with the same payment');
         return 'settled';
       }
-      if (this.now().getTime() / 1000 > (row.validBefore ?? Number.POSITIVE_INFINITY) + (this.options.expiryMarginSeconds ?? 30)) {
-        await this.store.markFailed(row.key, 'authorization expired unused');
-        return 'failed';
-      }
-      if (row.state !== 'pending') await this.store.markPending(row.key, { txHash: row.txHash, reason: 'settlement outcome unknown' });
-      return 'unresolved';
+      return await this.unusedOnChain(row);
     } catch (error) {
       this.log.warn({ err: describeError(error), product: row.product }, 'could not check a pending payment on chain');
       return 'unresolved';
