@@ -28,7 +28,8 @@ function instanceEnv(gasWallet: Hex): Record<string, string> {
     FACILITATOR_PRIVATE_KEY: gasWallet,
     TELEMETRY_FLUSH_MS: '200',
     RECONCILE_INTERVAL_MS: '500',
-    OWNER_TIMEOUT_MS: '1500',
+    // Long enough that a CPU-starved CI machine does not declare a live instance dead.
+    OWNER_TIMEOUT_MS: '4000',
   };
 }
 
@@ -109,7 +110,8 @@ suite('two instances, one PostgreSQL, one chain', () => {
       headers.map((h, i) => ({ url: `${(i % 2 ? a : b).url}/api/v1/paid/time`, headers: h })),
       10,
     );
-    expect(statuses.filter((s) => s === 200)).toHaveLength(200);
+    // Every status that is not 200, so a failure says what the call got.
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
     expect(before.buyer - (await balances(chain)).buyer).toBe(200n * 10_000n);
     expect((await balances(chain)).payTo - before.payTo).toBe(200n * 10_000n);
     expect((await store.ledger({ limit: 100_000 })).length).toBe(ledgerBefore + 200);

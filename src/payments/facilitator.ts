@@ -31,9 +31,13 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [options.rpcUrl] } },
   });
-  // A nonce manager hands out nonces locally, so concurrent settlements never collide on a nonce. One per
-  // facilitator: viem's shared `nonceManager` would carry a count over to another chain with the same key.
+  // A nonce manager hands out nonces locally, one per facilitator: viem's shared `nonceManager` would carry
+  // a count over to another chain with the same key. Its counter can still hand one nonce to two
+  // transactions prepared at the same time (it refetches the pending count while others are unsent), and
+  // a duplicate nonce can replace another payment's transfer in the pool. So transactions are prepared
+  // and broadcast one at a time (milliseconds each); only the wait for receipts runs concurrently.
   const account = privateKeyToAccount(options.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
+  const inOrder = serially();
   const pollingInterval = options.pollingIntervalMs ?? 50;
   const transport = http(options.rpcUrl, { batch: false });
   const publicClient = createPublicClient({ chain, transport, pollingInterval });
@@ -44,8 +48,8 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
     readContract: (args) => publicClient.readContract({ ...args, args: args.args ?? [] } as never),
     // A plain ECDSA signature is checked locally; only contract wallets (ERC-1271/6492) need the chain.
     verifyTypedData: async (args) => (await verifyTypedData(args as never).catch(() => false)) || publicClient.verifyTypedData(args as never),
-    writeContract: (args) => walletClient.writeContract({ ...args, chain, account } as never),
-    sendTransaction: (args) => walletClient.sendTransaction({ ...args, chain, account }),
+    writeContract: (args) => inOrder(() => walletClient.writeContract({ ...args, chain, account } as never)),
+    sendTransaction: (args) => inOrder(() => walletClient.sendTransaction({ ...args, chain, account })),
     waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt({ ...args, pollingInterval }),
     getCode: (args) => publicClient.getCode(args),
   });
@@ -65,6 +69,16 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
     settle: (payload, requirements) => facilitator.settle(payload, requirements),
     getSupported: async () => facilitator.getSupported() as SupportedResponse,
+  };
+}
+
+/** Runs the given tasks one after another, in call order, whatever each one's outcome. */
+function serially(): <T>(task: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
   };
 }
 

@@ -26,10 +26,12 @@ export async function startInstance(env: Record<string, string>, port?: number):
   const listenPort = port ?? (await freePort());
   const child = spawn(process.execPath, [join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../bin/percall.js'), 'start'], {
     env: { ...process.env, PERCALL_DATA_DIR: await tempDataDir(), LOG_LEVEL: 'warn', ...env, PORT: String(listenPort) },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  // Warnings go to stdout (pino); PERCALL_TEST_INSTANCE_LOGS=1 passes them on, for diagnosing a failure.
+  child.stdout!.on('data', (chunk) => void (process.env.PERCALL_TEST_INSTANCE_LOGS && process.stderr.write(chunk)));
   const url = `http://127.0.0.1:${listenPort}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`instance exited with ${child.exitCode}: ${stderr.slice(-2000)}`);
