@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { readTextLimited } from '../read-limited.ts';
 import type { FieldError } from './problem.ts';
 
 export type InputResult =
@@ -10,22 +11,8 @@ export type InputResult =
 export async function readBodyLimited(c: Context, limit: number): Promise<{ ok: true; text: string } | { ok: false }> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) return { ok: false };
-  const body = c.req.raw.body;
-  if (!body) return { ok: true, text: '' };
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return { ok: false };
-    }
-    chunks.push(value);
-  }
-  return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+  const text = await readTextLimited(c.req.raw.body, limit);
+  return text === undefined ? { ok: false } : { ok: true, text };
 }
 
 /** Parses a JSON body text; an empty body is an empty object. */

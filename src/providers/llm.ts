@@ -1,3 +1,5 @@
+import { readTextLimited } from '../read-limited.ts';
+
 /**
  * The inference upstream: any OpenAI-compatible chat-completions API (OpenRouter by default, whose
  * model ids the catalogue uses). The operator configures its URL and key; the key is sent only to
@@ -129,21 +131,9 @@ export class ChatUpstream {
 }
 
 async function readBounded(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_UPSTREAM_BYTES) {
-      await reader.cancel();
-      throw new UpstreamError('the inference upstream answer is too large');
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts).toString('utf8');
+  const text = await readTextLimited(response.body, MAX_UPSTREAM_BYTES);
+  if (text === undefined) throw new UpstreamError('the inference upstream answer is too large');
+  return text;
 }
 
 function isCompletion(value: unknown): value is ChatCompletion {
