@@ -4,10 +4,10 @@ import type { AvailableProduct } from '../catalogue/types.ts';
 import { usdToAtomic } from '../money.ts';
 import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
 import type { Receipt } from 'mppx';
-import { hasPaymentCredential, problemBody, problemHeaders, type MppProblem, type MppRail, type MppRoute } from '../payments/mpp-rail.ts';
-import { EventStreamOutput } from '../products/event-stream.ts';
+import { hasPaymentCredential, problemResponse, type MppProblem, type MppRail, type MppRoute } from '../payments/mpp-rail.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import { originOf } from '../telemetry/geo.ts';
+import { paidResponse } from './paid-response.ts';
 
 /**
  * The MPP door of a paid HTTP route (`Authorization: Payment`): its challenge beside the x402 quote
@@ -53,7 +53,7 @@ export async function mppPaidCall(
   const verified = await mpp.verify(c.req.raw, route, amount, product.title);
   if (!verified.ok) {
     deps.telemetry.failure(endpoint, 'payment_verification_failed', problemKind(verified.problem), undefined);
-    return problem(verified.problem);
+    return problemResponse(verified.problem);
   }
   const origin = originOf(c, deps.trustedProxyHeader);
   // evm: an EIP-3009 authorization the gate settles through the x402 facilitator; tempo: mppx broadcasts
@@ -75,15 +75,10 @@ export async function mppPaidCall(
           },
         });
   switch (result.status) {
-    case 'served': {
-      const stream = result.output instanceof EventStreamOutput;
-      return new Response(stream ? (result.output as EventStreamOutput).toEventStream() : JSON.stringify(result.output), {
-        status: 200,
-        headers: { 'content-type': stream ? 'text/event-stream' : 'application/json', ...lowerCase(mpp.successHeaders(receipt ?? result.settlement, 'no-store')) },
-      });
-    }
+    case 'served':
+      return paidResponse(result.output, mpp.successHeaders(receipt ?? result.settlement, 'no-store'));
     case 'payment_failed':
-      return problem(await mpp.gateFailureProblem(result.failure, route, amount, product.title));
+      return problemResponse(await mpp.gateFailureProblem(result.failure, route, amount, product.title));
     default:
       return otherwise(result);
   }
@@ -98,15 +93,8 @@ function mppAmount(product: AvailableProduct): bigint {
   return usdToAtomic(priceFor(product, 'http'));
 }
 
-function problem(p: MppProblem): Response {
-  return new Response(JSON.stringify(problemBody(p)), { status: p.status, headers: lowerCase(problemHeaders(p)) });
-}
-
 /** `https://paymentauth.org/problems/invalid-challenge` → `mpp_invalid-challenge`, a telemetry detail. */
 function problemKind(p: MppProblem): string {
   return `mpp_${p.type.slice(p.type.lastIndexOf('/') + 1)}`;
 }
 
-function lowerCase(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-}

@@ -2,7 +2,6 @@ import type { Context, Hono } from 'hono';
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
-import { EventStreamOutput } from '../products/event-stream.ts';
 import { ProductInputError, type AvailableProduct, type Product } from '../catalogue/types.ts';
 import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
@@ -12,6 +11,7 @@ import type { ProofVerifier } from '../identity/proof-request.ts';
 import { encodeQuote, type EncodedQuote, type X402Rail } from '../payments/x402-rail.ts';
 import type { MppRail } from '../payments/mpp-rail.ts';
 import { mppChallengeHeaders, mppPaidCall, paysWithMpp } from './mpp-door.ts';
+import { paidResponse } from './paid-response.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 import { parseSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import { describeError, type Logger } from '../log.ts';
@@ -130,14 +130,7 @@ export function decodePayment(header: string, endpoint: string, deps: Pick<PaidR
 export function gateResponse(product: Product, result: GateResult, quote: (error?: string) => EncodedQuote, log: Logger): Response {
   switch (result.status) {
     case 'served':
-      return new Response(result.output instanceof EventStreamOutput ? result.output.toEventStream() : JSON.stringify(result.output), {
-        status: 200,
-        headers: {
-          'content-type': result.output instanceof EventStreamOutput ? 'text/event-stream' : 'application/json',
-          'cache-control': 'private, no-store',
-          'payment-response': encodePaymentResponseHeader(result.settlement),
-        },
-      });
+      return paidResponse(result.output, { 'cache-control': 'private, no-store', 'payment-response': encodePaymentResponseHeader(result.settlement) });
     case 'payment_failed':
       return paymentRequired(quote(result.failure.reason), result.settlement);
     case 'product_failed':
