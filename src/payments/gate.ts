@@ -85,33 +85,31 @@ export function endpointKey(product: AvailableProduct, surface: Surface): string
 export class PaymentGate {
   constructor(private readonly deps: GateDeps) {}
 
-  async execute(call: PaidCall): Promise<GateResult> {
-    const result = await this.executeUncounted(call).catch((error: unknown): GateResult => {
+  execute(call: PaidCall): Promise<GateResult> {
+    return this.counted(call.endpoint ?? endpointKey(call.product, call.surface), call.origin, call.payload.accepted.amount, () => this.executeUncounted(call));
+  }
+
+  /** The gate for a rail that settles itself (see ExternalPaidCall), counted like any paid call. */
+  executeExternal(call: ExternalPaidCall): Promise<GateResult> {
+    return this.counted(endpointKey(call.product, call.surface), call.origin, call.terms.amount, () => this.executeExternalUncounted(call));
+  }
+
+  /** Runs one paid call and counts its outcome; an unreachable database is `unavailable`, nothing charged. */
+  private async counted(endpoint: string, origin: Origin | undefined, signedAmount: string, run: () => Promise<GateResult>): Promise<GateResult> {
+    const result = await run().catch((error: unknown): GateResult => {
       if (error instanceof StoreUnavailableError) {
         this.deps.log.warn({ err: describeError(error) }, 'payment database unavailable');
         return { status: 'unavailable', detail: 'the payment database is unavailable' };
       }
       throw error;
     });
-    const endpoint = call.endpoint ?? endpointKey(call.product, call.surface);
     if (result.status === 'served') {
-      this.deps.telemetry.paid(endpoint, result.settlement.amount ?? call.payload.accepted.amount, result.settlement.payer ?? 'unknown', call.origin);
+      // `exact` settlements do not echo the amount: it is the one signed.
+      this.deps.telemetry.paid(endpoint, result.settlement.amount ?? signedAmount, result.settlement.payer ?? 'unknown', origin);
     } else if (result.status === 'payment_failed') {
       const { category, reason, network } = result.failure;
       this.deps.telemetry.failure(endpoint, category, reason, network);
     }
-    return result;
-  }
-
-  /** The gate for a rail that settles itself (see ExternalPaidCall), counted like any paid call. */
-  async executeExternal(call: ExternalPaidCall): Promise<GateResult> {
-    const result = await this.executeExternalUncounted(call).catch((error: unknown): GateResult => {
-      if (error instanceof StoreUnavailableError) return { status: 'unavailable', detail: 'the payment database is unavailable' };
-      throw error;
-    });
-    const endpoint = endpointKey(call.product, call.surface);
-    if (result.status === 'served') this.deps.telemetry.paid(endpoint, call.terms.amount, result.settlement.payer ?? 'unknown', call.origin);
-    else if (result.status === 'payment_failed') this.deps.telemetry.failure(endpoint, result.failure.category, result.failure.reason, call.terms.network);
     return result;
   }
 
