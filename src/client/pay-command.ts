@@ -92,7 +92,7 @@ async function solanaPayer(): Promise<{ secretKey: Uint8Array; rpcUrl?: string; 
 }
 
 /** The paying fetch for the chosen rail, network and scheme, and what it signed (for the printout). */
-async function payingFetchFor(args: PayArgs, paid: { amount?: string }): Promise<{ fetch: typeof fetch; approvePermit2?: () => Promise<unknown> }> {
+async function payingFetchFor(args: PayArgs, paid: { amount?: string }): Promise<{ fetch: typeof fetch; approvePermit2?: (asset: Hex) => Promise<unknown> }> {
   const onPayment = (payload: PaymentPayload) => void (paid.amount = payload.accepted.amount);
   if (args.network === 'solana') {
     const { secretKey, rpcUrl, dev } = await solanaPayer();
@@ -106,16 +106,14 @@ async function payingFetchFor(args: PayArgs, paid: { amount?: string }): Promise
   // The dev chain's test USDC is not in the SDK's default asset list: allow it explicitly.
   const allowedAssets = dev ? [{ network: dev.network, asset: dev.asset }] : undefined;
   const payingFetch = createPayingFetch(key, { rpcUrl, scheme: args.scheme, onPayment, allowedAssets });
-  const approve = args.scheme === 'upto' && rpcUrl ? () => approvePermit2Once(rpcUrl, key) : undefined;
+  const approve = args.scheme === 'upto' && rpcUrl ? (asset: Hex) => approvePermit2Once(rpcUrl, key, asset) : undefined;
   return { fetch: payingFetch, approvePermit2: approve };
 }
 
 /** The one-time ERC-20 approval of Permit2 by the payer, for the asset the server quoted. */
-let permit2Asset: Hex | undefined;
-async function approvePermit2Once(rpcUrl: string, key: Hex): Promise<unknown> {
-  if (!permit2Asset) throw new Error('no upto quote to approve Permit2 for');
+async function approvePermit2Once(rpcUrl: string, key: Hex, asset: Hex): Promise<unknown> {
   const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
-  return approvePermit2(rpcUrl, chainId, permit2Asset, key);
+  return approvePermit2(rpcUrl, chainId, asset, key);
 }
 
 export async function runPayCommand(argv: string[], out: (line: string) => void = console.log): Promise<number> {
@@ -133,9 +131,10 @@ export async function runPayCommand(argv: string[], out: (line: string) => void 
   if (response.status === 412 && approve) {
     // upto needs the payer's one-time Permit2 approval: give it, then pay again.
     const required = decodePaymentRequiredHeader(response.headers.get('payment-required') ?? '');
-    permit2Asset = required.accepts.find((a) => a.scheme === 'upto')?.asset as Hex | undefined;
+    const asset = required.accepts.find((a) => a.scheme === 'upto')?.asset as Hex | undefined;
+    if (!asset) throw new Error('the server asked for a Permit2 approval without an upto quote');
     out('Permit2 approval required: approving once, then paying again');
-    await approve();
+    await approve(asset);
     response = await payingFetch(args.url, init);
   }
   const text = await response.text();
