@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { getRequestListener } from '@hono/node-server';
 import { x402ResourceServer } from '@x402/core/server';
+import { authorizationTypes } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { Challenge, Credential, PaymentRequest, Receipt } from 'mppx';
 import { createMppClient } from '../src/client/paying-fetch.ts';
@@ -293,16 +294,7 @@ describe('MPP rail: paid with the official mppx client on a real chain', () => {
     const payload = credential.payload as Record<string, string>;
     const signature = await account.signTypedData({
       domain: { name: chain.usdcName, version: chain.usdcVersion, chainId: chain.chainId, verifyingContract: chain.usdc },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: authorizationTypes,
       primaryType: 'TransferWithAuthorization',
       message: {
         from: account.address,
