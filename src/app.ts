@@ -10,6 +10,7 @@ import { USDC_DECIMALS, usdToAtomic } from './money.ts';
 import { MppRail } from './payments/mpp-rail.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryContext } from './discovery/context.ts';
+import { boundedBodies } from './http/body-limit.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
 import { registerOrderRoutes } from './http/order-routes.ts';
 import { registerPaidRoutes } from './http/paid-routes.ts';
@@ -87,6 +88,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const gate = new PaymentGate({ runner, rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
 
   const app = new Hono();
+  app.use(boundedBodies(config.maxBodyBytes));
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const { mpp, mppAccepts } = createMppRail(options, store, baseUrl);
   const discovery: DiscoveryContext = {

@@ -60,6 +60,11 @@ export interface ProductContext {
   catalogue: readonly AvailableProduct[];
   /** The safe fetcher: the only way a product reaches a URL a caller supplied. */
   fetch(url: string, request?: SafeRequest): Promise<SafeResponse>;
+  /**
+   * Who is calling, for per-caller limits on shared engines: the payer's address on a paid call,
+   * the proven wallet on a free-tier call; undefined when unknown.
+   */
+  caller?: string;
   /** The headless browser pool, whose pages also fetch through the safe fetcher. */
   browser?: BrowserPool;
   /** The operator's inference upstream, when configured (products that `require` it run only then). */

@@ -43,7 +43,7 @@ export class FreeTierDoor {
     const grant = await this.grant(product, proof, resource, origin);
     if (!grant.ok) return { status: 'denied', reason: grant.reason };
     try {
-      const output = await this.runner.run(product, input, 'free');
+      const output = await this.runner.run(product, input, 'free', { caller: grant.wallet.toLowerCase() });
       return { status: 'served', output, wallet: grant.wallet, ...(grant.remaining !== undefined ? { remaining: grant.remaining } : {}) };
     } catch (error) {
       await this.refund(product, grant.wallet);

@@ -122,7 +122,7 @@ export class PaymentGate {
     try {
       let output: unknown;
       try {
-        output = await this.run(call);
+        output = await this.run(call, terms.payer);
       } catch (error) {
         return { status: 'product_failed', error };
       }
@@ -167,7 +167,7 @@ export class PaymentGate {
       const metering = this.metering(call, requirements);
       let output: unknown;
       try {
-        output = await this.run(call, metering?.context);
+        output = await this.run(call, verified.payer ?? reservation.payer, metering?.context);
       } catch (error) {
         return { status: 'product_failed', error };
       }
@@ -235,7 +235,7 @@ export class PaymentGate {
       return failed('payment_verification_failed', 'payment_already_used', call.payload.accepted.network);
     }
     try {
-      const output = await this.run(call);
+      const output = await this.run(call, entry.payer);
       const settlement: SettleResponse = { success: true, transaction: entry.txHash, network: entry.network as SettleResponse['network'], payer: entry.payer, amount: entry.amount };
       return { status: 'served', output, settlement };
     } catch (error) {
@@ -244,8 +244,8 @@ export class PaymentGate {
     }
   }
 
-  private run(call: Pick<PaidCall, 'product' | 'input'>, metered?: ProductContext['metered']): Promise<unknown> {
-    return this.deps.runner.run(call.product, call.input, 'paid', this.now(), metered);
+  private run(call: Pick<PaidCall, 'product' | 'input'>, caller: string | undefined, metered?: ProductContext['metered']): Promise<unknown> {
+    return this.deps.runner.run(call.product, call.input, 'paid', { now: this.now(), metered, caller: caller?.toLowerCase() });
   }
 
   /**

@@ -23,9 +23,16 @@ export class ProductRunner {
     this.browser = new BrowserPool(fetchPolicy);
   }
 
-  run(product: AvailableProduct, input: unknown, tier: 'paid' | 'free', now = new Date(), metered?: ProductContext['metered']): Promise<unknown> {
+  run(
+    product: AvailableProduct,
+    input: unknown,
+    tier: 'paid' | 'free',
+    options: { now?: Date; metered?: ProductContext['metered']; caller?: string } = {},
+  ): Promise<unknown> {
+    const { now = new Date(), metered, caller } = options;
     return product.run(input, {
       now,
+      caller,
       signal: AbortSignal.timeout(PRODUCT_TIME_LIMIT_MS),
       tier,
       catalogue: this.catalogue.available(),

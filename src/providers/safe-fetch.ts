@@ -60,17 +60,24 @@ export interface SafeResponse {
 export const USER_AGENT = `percall/${PACKAGE_VERSION} (pay-per-call machine fetcher; fetches on behalf of a paying caller)`;
 
 /**
- * Whether an address may be reached: public unicast only. Loopback, private, link-local (cloud
- * metadata 169.254.169.254), CGNAT, multicast, unspecified, reserved, unique-local, NAT64/6to4/Teredo
- * and the IPv4-mapped IPv6 forms of all of those are refused.
+ * Whether an address may be reached: public unicast only. IPv4: loopback, private, link-local
+ * (cloud metadata 169.254.169.254), CGNAT, multicast, broadcast, unspecified and reserved ranges are
+ * refused. IPv6: only global unicast (2000::/3) outside every special range passes, so unique-local,
+ * link-local, the IPv4-compatible (::/96) and IPv4-mapped forms, NAT64 (64:ff9b::/96, 64:ff9b:1::/48),
+ * 6to4, Teredo and documentation ranges, which all embed or alias another address, are refused.
  */
 export function isPublicAddress(address: string, policy: Pick<FetchPolicy, 'allowLoopback' | 'allowAddresses'>): boolean {
   if (!ipaddr.isValid(address)) return false;
   const parsed = ipaddr.process(address); // unwraps ::ffff:a.b.c.d to IPv4
-  const range = parsed.range();
-  if (range === 'unicast') return true;
   if (policy.allowAddresses?.includes(parsed.toString())) return true;
+  const range = parsed.range();
+  if (range === 'unicast') return parsed.kind() === 'ipv4' || isGlobalUnicastV6(parsed as ipaddr.IPv6);
   return policy.allowLoopback && range === 'loopback';
+}
+
+/** 2000::/3, the only IPv6 block assigned for global unicast. */
+function isGlobalUnicastV6(address: ipaddr.IPv6): boolean {
+  return (address.parts[0]! & 0xe000) === 0x2000;
 }
 
 /**
