@@ -74,7 +74,9 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   await rail.start(catalogue.products, (error, delayMs) =>
     log.warn({ err: describeError(error), retryInMs: delayMs }, 'payment facilitator unavailable; paid routes answer 503 until it is'),
   );
-  const telemetry = new Telemetry(store, log, config.selfTestWallets, undefined, config.telemetryEnabled);
+  // Filled with the MPP rail's networks once it exists (below).
+  const paymentNetworks = new Set<string>(options.offers.map((o) => o.network));
+  const telemetry = new Telemetry(store, log, { selfTestWallets: config.selfTestWallets, networks: paymentNetworks, enabled: config.telemetryEnabled });
   telemetry.start(config.telemetryFlushMs);
   const reconciler = new Reconciler(store, options.chainFor ?? (() => undefined), log, {
     instanceId: config.instanceId,
@@ -91,6 +93,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   app.use(boundedBodies(config.maxBodyBytes));
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const { mpp, mppAccepts } = createMppRail(options, store, baseUrl);
+  for (const network of mpp?.networks ?? []) paymentNetworks.add(network);
   const discovery: DiscoveryContext = {
     baseUrl,
     siteUrl: config.siteUrl ?? baseUrl,
@@ -115,7 +118,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   registerObservatory(app, {
     store,
     telemetry,
-    report: { serviceName: config.serviceName, wallet: options.offers[0]?.payTo ?? '', network: options.offers[0]?.network ?? '' },
+    report: { serviceName: config.serviceName, wallet: options.offers[0]?.payTo ?? '', network: options.offers[0]?.network ?? '', networks: paymentNetworks },
     reportPath: config.reportPath,
     adminToken: config.adminToken,
   });

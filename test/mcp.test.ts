@@ -7,7 +7,7 @@ import { ALL_PRODUCTS } from '../src/catalogue/all.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { usdToAtomic } from '../src/money.ts';
 import type { RunningService } from '../src/runtime.ts';
-import { signPayment } from './helpers/payments.ts';
+import { quote, signPayment } from './helpers/payments.ts';
 import { balances, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
@@ -70,6 +70,17 @@ describe('MCP server at /mcp with the official SDK client', () => {
     expect(replay.isError).toBe(true);
     expect((replay.structuredContent as PaymentRequired).error).toBe('payment_already_used');
     expect(before.buyer - (await balances(chain)).buyer).toBe(usdToAtomic(toolPrice));
+    await client.close();
+  });
+
+  it('a payment quoted for the HTTP route is refused by the tool of the same price, and settles nothing', async () => {
+    const client = await connect();
+    const httpQuote = await quote(`${service.url}/api/v1/paid/echo`);
+    const before = await balances(chain);
+    const result = await call(client, 'echo', { hello: 'mcp' }, await signPayment(chain.buyer.privateKey, httpQuote));
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as PaymentRequired).error).toBe('payment_resource_mismatch');
+    expect(await balances(chain)).toEqual(before);
     await client.close();
   });
 

@@ -121,7 +121,7 @@ describe('the observatory report', () => {
     expect(r.payment_failure_networks).toEqual(
       expect.arrayContaining([
         { key: chain.network, count: 2 },
-        { key: 'eip155:8453', count: 1 },
+        { key: 'other', count: 1 }, // a network we do not offer, named by the caller
         { key: 'unknown', count: 1 },
       ]),
     );
@@ -131,6 +131,23 @@ describe('the observatory report', () => {
     expect(endpoint('POST /api/v1/paid/route-task')).toMatchObject({ challenges: 1, paid_calls: 0 });
     expect(r.geo.countries).toEqual(expect.arrayContaining([{ key: 'US', count: 2 }]));
     expect(r.geo.countries.reduce((n, c) => n + c.count, 0)).toBe(14 + 3 + 2); // challenges + paid + self-test
+  });
+
+  it('300 payments naming junk networks and reasons leave the report the same size: nothing a caller writes reaches it', async () => {
+    const before = await report();
+    const signed = await signPayment(chain.buyer.privateKey, await quote(`${a.url}/api/v1/paid/time`));
+    for (let i = 0; i < 300; i++) {
+      const junk = `junk-${i}-${'x'.repeat(2000)}`;
+      const payload = { ...signed, accepted: { ...signed.accepted, network: junk, scheme: junk } };
+      expect((await fetch(`${a.url}/api/v1/paid/time`, { headers: paymentHeader(payload as typeof signed) })).status).toBe(402);
+    }
+    const after = await report();
+    // Only counts grow (a few digits); no new keys.
+    expect(JSON.stringify(after).length - JSON.stringify(before).length).toBeLessThan(40);
+    expect(after.payment_failure_networks.map((n) => n.key).sort()).toEqual(before.payment_failure_networks.map((n) => n.key).sort());
+    expect(JSON.stringify(after)).not.toContain('junk');
+    const series = await (await fetch(`${a.url}/observatory/series.json`)).text();
+    expect(series).not.toContain('junk');
   });
 
   it('publishes its JSON Schema beside it', async () => {

@@ -20,7 +20,7 @@ describe('order doors outside /api/v1/paid/', () => {
       const unpaid = await order(path, { product: 'time' });
       expect(unpaid.status).toBe(402);
       const quote = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!);
-      expect(quote.resource.url).toBe(`${service.url}${path}`);
+      expect(quote.resource.url).toBe(`${service.url}${path}?product=time`); // the order's resource names its product
       expect(quote.accepts[0]!.amount).toBe('10000');
 
       const before = await balances(chain);

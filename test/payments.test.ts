@@ -158,6 +158,41 @@ describe('replay guard: one signed payment buys exactly one response', () => {
   });
 });
 
+describe('a payment is bound to the resource it was quoted for', () => {
+  const time = () => `${service.url}/api/v1/paid/time`;
+  const echo = () => `${service.url}/api/v1/paid/echo`;
+
+  it('a payment quoted for echo is refused at time (same price), settles nothing, and still buys echo', async () => {
+    const before = await balances(chain);
+    const forEcho = await signPayment(chain.buyer.privateKey, await quote(echo()));
+    const elsewhere = await fetch(time(), { headers: paymentHeader(forEcho) });
+    expect(elsewhere.status).toBe(402);
+    expect(((await elsewhere.json()) as { error: string }).error).toBe('payment_resource_mismatch');
+    expect(await balances(chain)).toEqual(before);
+    expect((await fetch(echo(), { headers: paymentHeader(forEcho) })).status).toBe(200);
+  });
+
+  it('a payment that names no resource is refused', async () => {
+    const { resource: _resource, ...anonymous } = await signPayment(chain.buyer.privateKey, await quote(time()));
+    const response = await fetch(time(), { headers: paymentHeader(anonymous) });
+    expect(response.status).toBe(402);
+    expect(((await response.json()) as { error: string }).error).toBe('payment_resource_missing');
+  });
+
+  it('an order names its product: an order payment for one product does not buy another', async () => {
+    const before = await balances(chain);
+    const order = (product: string) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ product, input: {} }) });
+    const forTime = await signPayment(chain.buyer.privateKey, await quote(`${service.url}/api/v1/orders`, order('time')));
+    expect(forTime.resource?.url).toBe(`${service.url}/api/v1/orders?product=time`);
+    const wrong = await fetch(`${service.url}/api/v1/orders`, { ...order('echo'), headers: { ...order('echo').headers, ...paymentHeader(forTime) } });
+    expect(wrong.status).toBe(402);
+    expect(((await wrong.json()) as { error: string }).error).toBe('payment_resource_mismatch');
+    // Nor the product's own route.
+    expect(((await (await fetch(time(), { headers: paymentHeader(forTime) })).json()) as { error: string }).error).toBe('payment_resource_mismatch');
+    expect(await balances(chain)).toEqual(before);
+  });
+});
+
 describe('tampered payments get 402 with the reason and settle nothing', () => {
   const cases: [string, (p: Awaited<ReturnType<typeof signPayment>>) => Promise<Awaited<ReturnType<typeof signPayment>>>, RegExp][] = [
     ['amount too low (signed for less, claims the quote)', (p) => tamper(chain.buyer.privateKey, p, { authorization: { value: '1' } }), /value|amount/],

@@ -34,7 +34,8 @@ async function handleOrder(c: Context, path: string, deps: PaidRouteDeps): Promi
 
   const surface: Surface = product.http ? 'http' : 'mcp';
   const endpoint = `POST ${path}`;
-  const resourceUrl = `${deps.publicBaseUrl ?? new URL(c.req.url).origin}${path}`;
+  // The order's resource names the product, so a payment for one product's order cannot buy another's.
+  const resourceUrl = `${deps.publicBaseUrl ?? new URL(c.req.url).origin}${path}?product=${encodeURIComponent(product.id)}`;
   const input = validate(product.input, order.input ?? {});
   const quote = (error?: string) => deps.rail.encodedPaymentRequired(product, surface, resourceUrl, error);
   const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
@@ -47,7 +48,7 @@ async function handleOrder(c: Context, path: string, deps: PaidRouteDeps): Promi
   if (!payload) return paymentRequired(quote(INVALID_PAYMENT_HEADER));
   if (!input.ok) return problemResponse(problems.invalidInput(input.errors.map((e) => ({ field: `input.${e.field}`, message: e.message }))));
 
-  const result = await deps.gate.execute({ product, surface, payload, input: input.value, origin: originOf(c, deps.trustedProxyHeader), endpoint });
+  const result = await deps.gate.execute({ product, surface, payload, resource: resourceUrl, input: input.value, origin: originOf(c, deps.trustedProxyHeader), endpoint });
   return gateResponse(product, result, quote, deps.log);
 }
 

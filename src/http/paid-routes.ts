@@ -110,7 +110,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
     return problemResponse(problem);
   }
 
-  const result = await deps.gate.execute({ product, surface: 'http', payload, input: input!.value, origin: originOf(c, deps.trustedProxyHeader) });
+  const result = await deps.gate.execute({ product, surface: 'http', payload, resource: resourceUrl, input: input!.value, origin: originOf(c, deps.trustedProxyHeader) });
   return gateResponse(product, result, quote, deps.log);
 }
 

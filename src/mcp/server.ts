@@ -132,7 +132,7 @@ async function callPaidTool(
     return paymentRequired(quote('invalid_payment_payload'));
   }
 
-  const result = await deps.gate.execute({ product, surface: 'mcp', payload: payment, input: input.value, origin: client });
+  const result = await deps.gate.execute({ product, surface: 'mcp', payload: payment, resource: resourceUrl, input: input.value, origin: client });
   switch (result.status) {
     case 'served':
       return {

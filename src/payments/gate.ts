@@ -20,6 +20,11 @@ export interface PaidCall {
   payload: PaymentPayload;
   /** Already validated against the product's input schema. */
   input: unknown;
+  /**
+   * The resource this door quoted (the 402's `resource.url`): the HTTP route's URL, the order door's
+   * URL naming the product, or `mcp://tool/<name>`. An x402 payload must name it (see resourceMatches).
+   */
+  resource?: string;
   /** Where the call came from, for telemetry. */
   origin?: Origin;
   /** Telemetry key when the call came through another door than the product's own (e.g. an order). */
@@ -150,6 +155,9 @@ export class PaymentGate {
   private async executeUncounted(call: PaidCall): Promise<GateResult> {
     const { rail, store } = this.deps;
     const { product, surface, payload } = call;
+    if (!call.requirements && call.resource !== undefined && !resourceMatches(call.resource, payload.resource)) {
+      return failed('payment_requirement_not_accepted', payload.resource ? 'payment_resource_mismatch' : 'payment_resource_missing', payload.accepted?.network);
+    }
     const requirements = call.requirements ?? rail.match(product, surface, payload);
     if (!requirements) return failed('payment_requirement_not_accepted', 'no_matching_payment_requirements', payload.accepted?.network);
 
@@ -359,6 +367,28 @@ export class PaymentGate {
 
 function failed(category: FailureCategory, reason: string, network?: string): GateResult {
   return { status: 'payment_failed', failure: { category, reason: publicReason(reason, category), network } };
+}
+
+/**
+ * Whether a payload names the resource it is presented at. x402 clients copy the 402's `resource`
+ * into the payload; a payment quoted for one route, order or tool is refused at another, even at the
+ * same price. Compared: the path and query (and the scheme for `mcp://`), not the host, which may
+ * differ behind proxies. The signature does not cover this field (EIP-3009 and Permit2 sign only the
+ * transfer), so it keeps honest payments where they were meant to go; the replay guard is what
+ * makes one payment buy one response.
+ */
+export function resourceMatches(expected: string, given: PaymentPayload['resource']): boolean {
+  if (!given || typeof given.url !== 'string') return false;
+  let a: URL;
+  let b: URL;
+  try {
+    a = new URL(expected);
+    b = new URL(given.url);
+  } catch {
+    return false;
+  }
+  if (a.protocol === 'mcp:' || b.protocol === 'mcp:') return a.href === b.href;
+  return a.pathname === b.pathname && a.search === b.search;
 }
 
 function isConnectionRefused(error: unknown): boolean {

@@ -197,6 +197,13 @@ export class MppRail {
       : undefined;
   }
 
+  /** The CAIP-2 networks payments of this rail settle on (evm, then Tempo when offered). */
+  get networks(): readonly string[] {
+    const tempo = this.options.tempo;
+    if (!tempo) return [this.options.network];
+    return [this.options.network, `eip155:${tempo.chainId ?? (tempo.testnet ? TEMPO_TESTNET : TEMPO_MAINNET)}`];
+  }
+
   /** The payment methods offered in challenges. */
   get methods(): readonly ('evm' | 'tempo')[] {
     return this.tempoServer ? ['evm', 'tempo'] : ['evm'];

@@ -26,10 +26,33 @@ export interface Origin {
 /** Dimension holding the all-endpoints total of a per-endpoint metric. */
 export const TOTAL = '*';
 
+export interface TelemetryOptions {
+  /** Payers whose calls are the operator's own self-tests: counted apart, never revenue or payers. */
+  selfTestWallets?: ReadonlySet<string>;
+  /**
+   * The networks this service takes payments on (x402 offers and MPP): a failure names one of them,
+   * `other` (a network a caller wrote that we do not offer) or `unknown` (none could be read).
+   */
+  networks?: ReadonlySet<string>;
+  clock?: () => Date;
+  enabled?: boolean;
+}
+
+/** Label of anything a caller could vary that is not in the closed set of its key. */
+export const OTHER = 'other';
+/** Most distinct values one key may take per process; further values are counted as `other`. */
+export const MAX_DIMENSIONS = 64;
+/** What a failure detail may look like: a short machine code (facilitator reasons, ours). */
+const DETAIL_CODE = /^[a-z][a-z0-9_-]{0,79}$/;
+export const isDetailCode = (key: string): boolean => DETAIL_CODE.test(key);
+
 /**
  * Event counting without a database write per request: increments accumulate in memory and are
  * flushed as one transaction every `intervalMs` and on shutdown. Counters are additive, so the
- * totals of several instances sum up in the shared store.
+ * totals of several instances sum up in the shared store. Every dimension comes from a closed set:
+ * endpoints from the catalogue, categories from the four public ones, networks from the configured
+ * ones, countries from the offline database; failure details must be short codes and are capped in
+ * number, so nothing a caller writes reaches the public report verbatim or grows it without bound.
  */
 export class Telemetry {
   /** metric → dimension → accumulated delta (nested maps: no key strings built per request). */
@@ -38,14 +61,23 @@ export class Telemetry {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
+  private readonly selfTestWallets: ReadonlySet<string>;
+  private readonly networks: ReadonlySet<string>;
+  private readonly clock: () => Date;
+  private readonly enabled: boolean;
+  /** Distinct failure details seen by this process (bounded by MAX_DIMENSIONS). */
+  private readonly details = new Set<string>();
+
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
-    /** Payers whose calls are the operator's own self-tests: counted apart, never revenue or payers. */
-    private readonly selfTestWallets: ReadonlySet<string> = new Set(),
-    private readonly clock: () => Date = () => new Date(),
-    private readonly enabled = true,
-  ) {}
+    options: TelemetryOptions = {},
+  ) {
+    this.selfTestWallets = options.selfTestWallets ?? new Set();
+    this.networks = options.networks ?? new Set();
+    this.clock = options.clock ?? (() => new Date());
+    this.enabled = options.enabled ?? true;
+  }
 
   start(intervalMs: number): void {
     this.timer = setInterval(() => void this.flush(), intervalMs);
@@ -95,8 +127,16 @@ export class Telemetry {
     if (!this.enabled) return;
     this.add(METRICS.failures, endpoint);
     this.add(METRICS.failureReasons, category, 1, false);
-    this.add(METRICS.failureDetails, reason, 1, false);
-    this.add(METRICS.failureNetworks, network ?? 'unknown', 1, false);
+    this.add(METRICS.failureDetails, this.detailLabel(reason), 1, false);
+    this.add(METRICS.failureNetworks, network === undefined ? 'unknown' : this.networks.has(network) ? network : OTHER, 1, false);
+  }
+
+  private detailLabel(reason: string): string {
+    if (!isDetailCode(reason)) return OTHER;
+    if (this.details.has(reason)) return reason;
+    if (this.details.size >= MAX_DIMENSIONS) return OTHER;
+    this.details.add(reason);
+    return reason;
   }
 
   /** Writes what has accumulated; on failure the deltas are kept for the next flush, never lost. */

@@ -1,6 +1,6 @@
 import { atomicToUsdNumber } from '../money.ts';
 import type { Store, TelemetrySnapshot } from '../store/types.ts';
-import { METRICS, TOTAL } from './counters.ts';
+import { isDetailCode, MAX_DIMENSIONS, METRICS, OTHER, TOTAL } from './counters.ts';
 
 export interface KeyCount {
   key: string;
@@ -28,6 +28,8 @@ export interface ReportContext {
   serviceName: string;
   wallet: string;
   network: string;
+  /** The networks payments are taken on; any other stored network key is shown as `other`. */
+  networks: ReadonlySet<string>;
 }
 
 const NOTE =
@@ -55,7 +57,7 @@ export function buildReport(snapshot: TelemetrySnapshot, ctx: ReportContext, now
       unique_payers: snapshot.uniquePayers,
     },
     payment_failure_reasons: keyCounts(c(METRICS.failureReasons)),
-    payment_failure_networks: keyCounts(c(METRICS.failureNetworks)),
+    payment_failure_networks: keyCounts(c(METRICS.failureNetworks), (key) => key === 'unknown' || ctx.networks.has(key)),
     self_test: { calls: total(METRICS.selfTestCalls), usdc: atomicToUsdNumber(BigInt(total(METRICS.selfTestRevenueAtomic))) },
     endpoints: [...endpoints].sort().map((endpoint) => ({
       endpoint,
@@ -80,14 +82,26 @@ export function buildSeries(snapshot: TelemetrySnapshot): { hours: { hour: strin
       paid_calls: c(METRICS.paidCallsByHour)[hour] ?? 0,
       revenue_usdc: atomicToUsdNumber(BigInt(c(METRICS.revenueByHour)[hour] ?? 0)),
     })),
-    failure_details: keyCounts(c(METRICS.failureDetails)),
+    failure_details: keyCounts(c(METRICS.failureDetails), isDetailCode),
   };
 }
 
-function keyCounts(counts: Record<string, number>): KeyCount[] {
-  return Object.entries(counts)
-    .map(([key, count]) => ({ key, count }))
-    .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1));
+/**
+ * Counts by key, largest first. Keys outside `known` are folded into `other`, and so is everything
+ * past the MAX_DIMENSIONS largest, so rows stored before a key's set was closed (or by an older
+ * version) cannot grow a public document either.
+ */
+function keyCounts(counts: Record<string, number>, known: (key: string) => boolean = () => true): KeyCount[] {
+  const folded = new Map<string, number>();
+  for (const [key, count] of Object.entries(counts)) {
+    const label = known(key) ? key : OTHER;
+    folded.set(label, (folded.get(label) ?? 0) + count);
+  }
+  const sorted = [...folded].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1));
+  if (sorted.length <= MAX_DIMENSIONS) return sorted;
+  const kept = sorted.filter((e) => e.key !== OTHER).slice(0, MAX_DIMENSIONS - 1);
+  const keptKeys = new Set(kept.map((e) => e.key));
+  return [...kept, { key: OTHER, count: sorted.filter((e) => !keptKeys.has(e.key)).reduce((n, e) => n + e.count, 0) }];
 }
 
 /** Reads the snapshot at most once per `maxAgeMs`: the report is public and must not load the store. */
