@@ -3,6 +3,7 @@ import type { FacilitatorClient } from '@x402/core/server';
 import { ALL_PRODUCTS } from './catalogue/all.ts';
 import { Catalogue, withUpstreams } from './catalogue/index.ts';
 import { ChatUpstream } from './providers/llm.ts';
+import { browserAvailable } from './providers/browser.ts';
 import { INFERENCE_MODELS } from './catalogue/models.ts';
 import type { AvailableProduct, Product } from './catalogue/types.ts';
 import type { Hex } from 'viem';
@@ -11,6 +12,9 @@ import { MppRail } from './payments/mpp-rail.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryContext } from './discovery/context.ts';
 import { boundedBodies } from './http/body-limit.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+import { startPurging } from './store/housekeeping.ts';
+import { hostGuard } from './http/host-guard.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
 import { registerOrderRoutes } from './http/order-routes.ts';
 import { registerPaidRoutes } from './http/paid-routes.ts';
@@ -69,7 +73,7 @@ export interface Percall {
 export async function createPercall(options: PercallOptions): Promise<Percall> {
   const { config, log, store } = options;
   const llm = config.inference ? new ChatUpstream(config.inference) : undefined;
-  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set(llm ? (['llm'] as const) : [])));
+  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : [])])));
   const rail = new X402Rail(options.facilitator, options.offers, config.serviceName);
   await rail.start(catalogue.products, (error, delayMs) =>
     log.warn({ err: describeError(error), retryInMs: delayMs }, 'payment facilitator unavailable; paid routes answer 503 until it is'),
@@ -83,13 +87,15 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     ownerTimeoutMs: config.ownerTimeoutMs,
     // Longer than any call can take: facilitator timeouts plus the product's own limit.
     inFlightTimeoutMs: Math.max(10 * 60_000, config.ownerTimeoutMs),
+    redeemWindowMs: config.redeemWindowMs,
   });
   // The same tick is the heartbeat: it must come well within the owner timeout.
   await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
   const runner = new ProductRunner(catalogue, config.fetchPolicy, llm);
-  const gate = new PaymentGate({ runner, rail, store, log, telemetry, reconciler, instanceId: config.instanceId });
+  const gate = new PaymentGate({ runner, rail, store, log, telemetry, reconciler, instanceId: config.instanceId, redeemWindowMs: config.redeemWindowMs });
 
   const app = new Hono();
+  app.use(hostGuard({ config, listenUrl: options.baseUrl, log })); // DNS rebinding: Host and Origin, before anything is read
   app.use(boundedBodies(config.maxBodyBytes));
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const { mpp, mppAccepts } = createMppRail(options, store, baseUrl);
@@ -112,7 +118,9 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   // The first instance to start creates the signing key; an unreachable store delays it to first use.
   await keys.ensureKey().catch((error: unknown) => log.warn({ err: describeError(error) }, 'identity keys not ready'));
   const tokens = new TokenService(keys, store, { issuer: discovery.siteUrl, tokenEndpoint: identityUrls(discovery.siteUrl).token, resource: baseUrl });
-  registerIdentity(app, { store, keys, tokens, log, siteUrl: discovery.siteUrl, baseUrl });
+  const limiter = new RateLimiter(store, config.rateLimits, config.trustedProxyHeader, log);
+  const stopPurging = startPurging(store, config.purgeIntervalMs, log);
+  registerIdentity(app, { store, keys, tokens, log, limiter, siteUrl: discovery.siteUrl, baseUrl });
   const proofs = new ProofVerifier(store, tokens, new URL(baseUrl).host);
   const freeTier = new FreeTierDoor(store, runner, options.offers.map((o) => o.network));
   registerObservatory(app, {
@@ -122,8 +130,8 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     reportPath: config.reportPath,
     adminToken: config.adminToken,
   });
-  registerMcp(app, { catalogue, proofs, freeTier, rail, gate, store, telemetry, log, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
-  const paidRouteDeps = { catalogue, rail, gate, freeTier, proofs, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, mpp, mppAccepts };
+  registerMcp(app, { catalogue, proofs, freeTier, rail, gate, store, telemetry, log, limiter, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
+  const paidRouteDeps = { catalogue, rail, gate, freeTier, proofs, limiter, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, mpp, mppAccepts };
   registerPaidRoutes(app, paidRouteDeps);
   registerOrderRoutes(app, paidRouteDeps);
 
@@ -144,6 +152,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     await runner.browser.close();
     rail.stop();
     reconciler.stop();
+    stopPurging();
     await telemetry.stop();
   };
   return { app, catalogue, rail, gate, store, telemetry, reconciler, keys, instanceId: config.instanceId, stop };

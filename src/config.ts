@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { usdToAtomic } from './money.ts';
 import { tempoConfigFromEnv, type TempoRailConfig } from './payments/mpp-rail.ts';
 import { policyFromEnv, type FetchPolicy } from './providers/safe-fetch.ts';
+import { parseRateLimits, type RateLimits } from './http/rate-limit.ts';
+import { HOST_ENTRY } from './http/host-guard.ts';
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x + 40 hex characters');
 
@@ -30,6 +32,12 @@ const EnvSchema = z.object({
   PERCALL_DATA_DIR: z.string().default('.percall'),
   PUBLIC_BASE_URL: z.url().optional(),
   SITE_URL: z.url().optional(),
+  /** More names (Host, browser Origin) the service answers to: comma-separated `host` (any port) or `host:port`. */
+  ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(HOST_ENTRY, 'expected host or host:port'))),
   SERVICE_NAME: z.string().default('percall'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024),
@@ -100,6 +108,12 @@ const EnvSchema = z.object({
   RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
   /** An instance silent for this long is dead: the reconciler takes over its unfinished payments. */
   OWNER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Per-client limits of the free routes that create state (see src/http/rate-limit.ts), e.g. `registration=10/h`. */
+  RATE_LIMITS: z.string().optional(),
+  /** How often expired registrations, nonces, revocations and rate-limit windows are deleted. */
+  PURGE_INTERVAL_MS: z.coerce.number().int().positive().default(3_600_000),
+  /** How long a paid result that did not reach its caller can be collected with the same payment. */
+  REDEEM_WINDOW_SECONDS: z.coerce.number().int().positive().default(86_400),
 });
 
 export interface Config {
@@ -110,9 +124,14 @@ export interface Config {
   /** Public base URL; when unset it is derived from the listening address once the server is up. */
   publicBaseUrl?: string;
   siteUrl?: string;
+  /** ALLOWED_HOSTS: names accepted in Host and Origin besides the public URLs (see src/http/host-guard.ts). */
+  allowedHosts: string[];
   serviceName: string;
   logLevel: string;
   maxBodyBytes: number;
+  rateLimits: RateLimits;
+  purgeIntervalMs: number;
+  redeemWindowMs: number;
   facilitatorUrl?: string;
   /** Built-in facilitator in production: gas wallet key (never logged) and the chain's RPC. */
   facilitatorKey?: `0x${string}`;
@@ -174,9 +193,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(e.PERCALL_DATA_DIR),
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/$/, ''),
     siteUrl: e.SITE_URL?.replace(/\/$/, ''),
+    allowedHosts: e.ALLOWED_HOSTS,
     serviceName: e.SERVICE_NAME,
     logLevel: e.LOG_LEVEL,
     maxBodyBytes: e.MAX_BODY_BYTES,
+    rateLimits: parseRateLimits(e.RATE_LIMITS),
+    purgeIntervalMs: e.PURGE_INTERVAL_MS,
+    redeemWindowMs: e.REDEEM_WINDOW_SECONDS * 1000,
     facilitatorUrl: e.FACILITATOR_URL,
     facilitatorKey: e.FACILITATOR_PRIVATE_KEY as `0x${string}` | undefined,
     evmRpcUrl: e.EVM_RPC_URL,

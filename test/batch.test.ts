@@ -53,9 +53,41 @@ describe('batch extraction', () => {
 
   it('never charges when every URL failed', async () => {
     const before = await balances(chain);
-    const response = await post('/api/v1/paid/batch-extract', { jobs: [{ url: `${siteUrl}/gone`, schema: {} }, { url: 'http://10.1.2.3/', schema: {} }] });
+    const response = await post('/api/v1/paid/batch-extract', {
+      jobs: [
+        { url: `${siteUrl}/gone`, schema: {} },
+        { url: `http://0.0.0.0:${new URL(siteUrl).port}/api`, schema: {} },
+        { url: 'http://no-such-host.invalid/api', schema: {} },
+      ],
+    });
     expect(response.status).toBe(422);
-    expect(((await response.json()) as { detail: string }).detail).toContain('every URL failed');
+    const problem = (await response.json()) as { detail: string; errors: unknown[] };
+    expect(problem.detail).toContain('every URL failed');
+    expect(problem.errors).toEqual([expect.objectContaining({ field: 'jobs' })]);
+    expect(await balances(chain)).toEqual(before);
+  });
+
+  it('every URL failed and a site among them failed or did not answer: 502, not charged', async () => {
+    const before = await balances(chain);
+    const response = await post('/api/v1/paid/batch-url-json', { urls: ['https://no-such-host.invalid/a'] });
+    expect(response.status).toBe(422);
+    const mixed = await post('/api/v1/paid/batch-extract', { jobs: [{ url: `${siteUrl}/gone`, schema: {} }, { url: `${siteUrl}/slow`, schema: {} }] });
+    expect(mixed.status).toBe(502);
+    expect(await balances(chain)).toEqual(before);
+  });
+
+  it('a job schema is checked before payment, and one that does not compile refuses the batch before any fetch (400, not charged)', async () => {
+    const unpaid = await fetch(`${service.url}/api/v1/paid/batch-extract`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jobs: [{ url: `${siteUrl}/api`, schema: { type: 'objekt' } }] }),
+    });
+    expect(unpaid.status).toBe(402);
+    expect(((await unpaid.json()) as { error: string }).error).toMatch(/^invalid_input: jobs\.0\.schema: not a valid JSON Schema/);
+    const before = await balances(chain);
+    const response = await post('/api/v1/paid/batch-extract', { jobs: [{ url: `${siteUrl}/api`, schema: {} }, { url: `${siteUrl}/api`, schema: { $ref: '#/$defs/nowhere' } }] });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { errors: unknown[] }).errors).toEqual([expect.objectContaining({ field: 'jobs.1.schema' })]);
     expect(await balances(chain)).toEqual(before);
   });
 

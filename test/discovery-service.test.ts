@@ -4,6 +4,7 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { ALL_PRODUCTS } from '../src/catalogue/all.ts';
 import { Catalogue, withUpstreams } from '../src/catalogue/index.ts';
+import { browserAvailable } from '../src/providers/browser.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { usdToAtomic } from '../src/money.ts';
 import type { RunningService } from '../src/runtime.ts';
@@ -12,8 +13,9 @@ import { useTestService } from './helpers/service.ts';
 /** The running service with the real catalogue: every discovery document must list exactly what is on sale. */
 let chain: DevChain;
 let service: RunningService;
-// The test services run without an inference upstream, so they sell what withUpstreams leaves.
-const catalogue = new Catalogue(withUpstreams(ALL_PRODUCTS, new Set()));
+// The test services run without an inference upstream (and with the browser where it can be isolated),
+// so they sell what withUpstreams leaves.
+const catalogue = new Catalogue(withUpstreams(ALL_PRODUCTS, new Set(browserAvailable() ? (['browser'] as const) : [])));
 const availableHttp = catalogue.available('http');
 const unavailableHttp = catalogue.httpProducts().filter((p) => p.status !== 'available');
 

@@ -84,10 +84,26 @@ describe('MPP rail on the service', () => {
     const x402Quote = decodePaymentRequiredHeader((await post()).headers.get('payment-required')!);
     const accepted = x402Quote.accepts.find((a) => a.network === chain.network && a.scheme === 'exact')!;
     const { signature, ...authorization } = payload;
-    const crossRail = await post(paymentHeader({ x402Version: 2, accepted, payload: { authorization, signature } }));
+    const crossRail = await post(paymentHeader({ x402Version: 2, resource: x402Quote.resource, accepted, payload: { authorization, signature } }));
     expect(crossRail.status).toBe(402);
     expect(decodePaymentRequiredHeader(crossRail.headers.get('payment-required')!).error).toBe('payment_already_used');
     expect(await balances(chain)).toEqual(after);
+  });
+
+  it('an Idempotency-Key makes the same credential a free retry of the same request; another request under that key is 409', async () => {
+    const before = await balances(chain);
+    const credential = await mppClient().createCredential(await post());
+    const key = `idem-${crypto.randomUUID()}`;
+    const first = await post({ authorization: credential, 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    const firstBody = await first.text();
+    const retry = await post({ authorization: credential, 'idempotency-key': key });
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toBe(firstBody);
+    expect(Receipt.deserialize(retry.headers.get('payment-receipt')!).reference).toBe(Receipt.deserialize(first.headers.get('payment-receipt')!).reference);
+    const other = await mppClient().createCredential(await post());
+    expect((await post({ authorization: other, 'idempotency-key': key })).status).toBe(409);
+    expect(before.buyer - (await balances(chain)).buyer).toBe(10_000n);
   });
 
   it('also works end to end through the mppx fetch wrapper', async () => {

@@ -7,6 +7,10 @@ import type { RunningService } from '../src/runtime.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 import { paymentHeader, quote, settlementOf, signPayment, tamper } from './helpers/payments.ts';
 import { TEST_PRODUCTS } from './helpers/products.ts';
+import { connect } from 'node:net';
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
+import { paymentKey } from '../src/payments/payment-key.ts';
+import type { PaymentPayload } from '@x402/core/types';
 
 let chain: DevChain;
 let service: RunningService & { dataDir: string };
@@ -158,6 +162,99 @@ describe('replay guard: one signed payment buys exactly one response', () => {
   });
 });
 
+/** Sends one paid GET over a raw socket and hangs up as soon as the request is written, reading nothing. */
+function payAndHangUp(url: URL, payload: PaymentPayload): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      const request = `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${Object.entries(paymentHeader(payload)).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+      socket.write(request, () => {
+        socket.destroy();
+        resolve();
+      });
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** Waits (bounded, polling the store) until a settled payment is marked undelivered. */
+async function untilOwed(payload: PaymentPayload): Promise<void> {
+  const key = paymentKey(payload);
+  for (let i = 0; i < 200; i++) {
+    // For an existing key, reservePayment only reads its state.
+    if ((await service.percall.store.paymentState(key)) === 'settled') {
+      const state = await service.percall.store.reservePayment({ key, product: 'echo', surface: 'http', network: '', scheme: '', asset: '', payTo: '', amount: '0', owner: 'test' });
+      if (!state.reserved && !state.delivered) return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the payment was never marked undelivered');
+}
+
+describe('delivery is part of the payment', () => {
+  it('a payer who pays and hangs up is charged once and collects the very same result with the same payment, once', async () => {
+    const url = new URL(`${service.url}/api/v1/paid/echo?dropped=yes`);
+    const payload = await signPayment(chain.buyer.privateKey, await quote(url.toString()));
+    const before = await balances(chain);
+    await payAndHangUp(url, payload);
+    await untilOwed(payload);
+    const redeemStarted = Date.now();
+    const redeemed = await fetch(url, { headers: paymentHeader(payload) });
+    expect(redeemed.status).toBe(200);
+    const body = (await redeemed.json()) as { echo: string; timestamp: string };
+    expect(body.echo).toBe('dropped=yes');
+    // The stored result of the paid run, not a new run.
+    expect(new Date(body.timestamp).getTime()).toBeLessThanOrEqual(redeemStarted);
+    expect(settlementOf(redeemed)?.success).toBe(true);
+    const again = await fetch(url, { headers: paymentHeader(payload) });
+    expect(again.status).toBe(402);
+    expect(((await again.json()) as { error: string }).error).toBe('payment_already_used');
+    const after = await balances(chain);
+    expect(before.buyer - after.buyer).toBe(PRICE_0_01);
+    expect(after.payTo - before.payTo).toBe(PRICE_0_01);
+  });
+});
+
+describe('idempotent retries with the x402 payment-identifier extension', () => {
+  const withId = async (url: string, id: string) => {
+    const required = await quote(url);
+    expect(required.extensions?.['payment-identifier']).toMatchObject({ info: { required: false } });
+    appendPaymentIdentifierToExtensions(required.extensions!, id);
+    return signPayment(chain.buyer.privateKey, required);
+  };
+
+  it('the same id, payment and request get the identical stored response and settlement, free; anything else with that id is 409', async () => {
+    const id = generatePaymentId('test_');
+    const url = `${service.url}/api/v1/paid/echo?idem=1`;
+    const payload = await withId(url, id);
+    const before = await balances(chain);
+    const first = await fetch(url, { headers: paymentHeader(payload) });
+    expect(first.status).toBe(200);
+    const firstBody = await first.text();
+    const replay = await fetch(url, { headers: paymentHeader(payload) });
+    expect(replay.status).toBe(200);
+    expect(await replay.text()).toBe(firstBody);
+    expect(settlementOf(replay)?.transaction).toBe(settlementOf(first)?.transaction);
+    // Another request under the same id, and another payment under the same id: conflicts, nothing charged.
+    const otherRequest = `${service.url}/api/v1/paid/echo?idem=2`;
+    const conflict = await fetch(otherRequest, { headers: paymentHeader(await withId(otherRequest, id)) });
+    expect(conflict.status).toBe(409);
+    expect(conflict.headers.get('content-type')).toContain('application/problem+json');
+    expect((await fetch(url, { headers: paymentHeader(await withId(url, id)) })).status).toBe(409);
+    const after = await balances(chain);
+    expect(before.buyer - after.buyer).toBe(PRICE_0_01);
+  });
+
+  it('a malformed payment identifier is refused before anything is reserved', async () => {
+    const url = `${service.url}/api/v1/paid/echo?idem=bad`;
+    const required = await quote(url);
+    const payload = await signPayment(chain.buyer.privateKey, required);
+    const bad = { ...payload, extensions: { ...payload.extensions, 'payment-identifier': { info: { required: false, id: 'short!' } } } };
+    const response = await fetch(url, { headers: paymentHeader(bad) });
+    expect(response.status).toBe(402);
+    expect(((await response.json()) as { error: string }).error).toBe('invalid_payment_identifier');
+  });
+});
+
 describe('a payment is bound to the resource it was quoted for', () => {
   const time = () => `${service.url}/api/v1/paid/time`;
   const echo = () => `${service.url}/api/v1/paid/echo`;
@@ -225,6 +322,32 @@ describe('tampered payments get 402 with the reason and settle nothing', () => {
       expect((await service.percall.store.ledger()).length).toBe(ledgerBefore);
     });
   }
+
+  it('malformed payment headers get 402 naming the header, never a 500 (PAYMENT-SIGNATURE and X-PAYMENT)', async () => {
+    const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64');
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const signed = await signPayment(chain.buyer.privateKey, await quote(`${service.url}/api/v1/paid/time`));
+    const malformed = [
+      b64(42),
+      b64([]),
+      b64('null'),
+      b64({ x402Version: '2', accepted: [], payload: 1 }),
+      b64({ ...signed, accepted: null }),
+      b64({ ...signed, accepted: { ...signed.accepted, amount: 5 } }),
+      b64({ ...signed, payload: 'x' }),
+      b64(deep),
+      b64({ x402Version: 1, scheme: 'exact', network: 'base', payload: signed.payload }),
+      b64('{"x402Version":2'),
+      '%%%',
+    ];
+    for (const header of malformed) {
+      for (const name of ['payment-signature', 'x-payment']) {
+        const response = await fetch(`${service.url}/api/v1/paid/time`, { headers: { [name]: header } });
+        expect(response.status, `${name}: ${header.slice(0, 40)}`).toBe(402);
+        expect(((await response.json()) as { error: string }).error).toMatch(/^invalid_payment_header/);
+      }
+    }
+  });
 
   it('a PAYMENT-SIGNATURE that is not a payment at all', async () => {
     const response = await fetch(`${service.url}/api/v1/paid/time`, { headers: { 'payment-signature': 'not-base64-json' } });

@@ -70,6 +70,30 @@ describe('proof and payment together (a proof-gated test product)', () => {
     expect(((await replay.json()) as { error: string }).error).toBe('proof_nonce_unknown_or_used');
   });
 
+  it('a proven request whose payment fails does not spend the nonce: the honest retry with the same proof is served', async () => {
+    const request = await proofRequestFor(PROVEN);
+    const proof = await jwtProof(request);
+    const unpaid = await post(PROVEN, { ...body, proof });
+    const required = await unpaid.json();
+    const payment = await signPayment(chain.buyer.privateKey, required);
+    const broken = { ...payment, payload: { ...payment.payload, signature: `0x${'11'.repeat(65)}` } };
+    const failed = await post(PROVEN, { ...body, proof }, paymentHeader(broken));
+    expect(failed.status).toBe(402);
+    const retried = await post(PROVEN, { ...body, proof }, paymentHeader(payment));
+    expect(retried.status).toBe(200);
+  });
+
+  it('unproven requests from one client reuse its open nonces past a small budget: 300 requests store at most 5', async () => {
+    const nonces = new Set<string>();
+    for (let i = 0; i < 300; i++) nonces.add((await proofRequestFor(PROVEN, { urls: [`https://example.com/${i}`] })).nonce);
+    expect(nonces.size).toBeLessThanOrEqual(5);
+    // The document stays answerable: a proof over the reused nonce still works (with its own request hash).
+    const request = await proofRequestFor(PROVEN);
+    expect(nonces.has(request.nonce)).toBe(true);
+    const proven = await post(PROVEN, { ...body, proof: await jwtProof(request) });
+    expect(proven.status).toBe(402);
+  });
+
   it('the JSON form with an identity access token works, and must name the token subject', async () => {
     const registration = (await post('/agent/identity', { type: 'anonymous' }).then((r) => r.json())) as { registration_id: string; identity_assertion: string };
     const token = (await fetch(`${service.url}/oauth2/token`, {

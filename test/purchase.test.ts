@@ -1,14 +1,23 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
 import type { PaymentRequired } from '@x402/core/types';
 import type { ProductContext } from '../src/catalogue/types.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { extractionSample } from '../src/products/purchase.ts';
 import type { RunningService } from '../src/runtime.ts';
+import { localSite } from './helpers/local-site.ts';
 import { signPayment } from './helpers/payments.ts';
-import { useTestService } from './helpers/service.ts';
+import { balances, useTestService } from './helpers/service.ts';
 
 let chain: DevChain;
 let service: RunningService;
+let site: Server;
+let siteUrl: string;
+
+beforeAll(async () => {
+  ({ url: siteUrl, server: site } = await localSite((req, res) => (req.url === '/broken' ? res.writeHead(500).end('boom') : res.writeHead(404).end('not here'))));
+});
+afterAll(() => site?.close());
 
 useTestService((c, s) => ((chain = c), (service = s)), { env: { PERCALL_FETCH_ALLOW_LOOPBACK: '1' } });
 
@@ -52,5 +61,35 @@ describe('purchase-decision products', () => {
     expect(sample).toMatchObject({ title: 'Long', truncated: true, full_extraction: { tool: 'web_extract' } });
     expect(sample.content_sample.length).toBe(1500);
     expect(sample.content_length).toBeGreaterThan(1500);
+  });
+
+  it('purchase_website_decision_packet is charged only once the page is extracted', async () => {
+    const port = new URL(siteUrl).port;
+    for (const [url, says] of [
+      ['http://no-such-host.invalid/', 'does not resolve'],
+      [`http://[::127.0.0.1]:${port}/`, 'non-public address'],
+      [`http://0.0.0.0:${port}/`, 'non-public address'],
+      [`${siteUrl}/missing`, 'HTTP 404'],
+      [`${siteUrl}/broken`, 'HTTP 500'],
+    ]) {
+      const before = await balances(chain);
+      const unpaid = await mcpCall('purchase_website_decision_packet', { url });
+      const payment = await signPayment(chain.buyer.privateKey, unpaid.structuredContent as PaymentRequired);
+      const paid = await mcpCall('purchase_website_decision_packet', { url }, { 'x402/payment': payment });
+      expect(paid.isError, url).toBe(true);
+      expect(JSON.stringify(paid), url).toContain(says);
+      expect(JSON.stringify(paid), url).toContain('Nothing was charged');
+      expect(await balances(chain), url).toEqual(before);
+    }
+  });
+
+  it('purchase_web_extraction_sample takes HTTPS URLs only, said before payment', async () => {
+    const response = await fetch(`${service.url}/api/v1/paid/purchase-web-extraction-sample`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${siteUrl}/missing` }),
+    });
+    expect(response.status).toBe(402);
+    expect(((await response.json()) as { error: string }).error).toMatch(/^invalid_input: url: must be an https URL/);
   });
 });

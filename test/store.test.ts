@@ -172,16 +172,60 @@ function conformance(name: string, makeBackend: () => Promise<Backend | undefine
       expect(snapshot.observingSince).toBeInstanceOf(Date);
     });
 
-    test('a proof nonce is spent exactly once, only for its route, only before it expires', async () => {
+    test('a proof nonce is held by one request at a time, only for its route, only before it expires; spent or released after', async () => {
       const store = await open();
-      await store.issueProofNonce('n1', 'POST /x', new Date(Date.now() + 60_000));
-      await store.issueProofNonce('n2', 'POST /x', new Date(Date.now() - 1000));
+      const issue = (nonce: string, expiresInMs: number, client = 'c1') => store.issueProofNonce({ nonce, route: 'POST /x', client, issuedAt: new Date(), expiresAt: new Date(Date.now() + expiresInMs), budget: 5 });
+      await issue('n1', 60_000);
+      await issue('n2', -1000);
       expect(await store.proofNonceOpen('n1', 'POST /x')).toBe(true);
-      expect(await store.consumeProofNonce('n1', 'POST /y')).toBe(false);
-      const spends = await Promise.all(Array.from({ length: 10 }, () => store.consumeProofNonce('n1', 'POST /x')));
-      expect(spends.filter(Boolean)).toHaveLength(1);
+      expect(await store.holdProofNonce('n1', 'POST /y', 60_000)).toBe(false);
+      const holds = await Promise.all(Array.from({ length: 10 }, () => store.holdProofNonce('n1', 'POST /x', 60_000)));
+      expect(holds.filter(Boolean)).toHaveLength(1);
+      // A request that was not served gives it back: the honest retry can hold it again.
+      await store.releaseProofNonce('n1');
+      expect(await store.holdProofNonce('n1', 'POST /x', 60_000)).toBe(true);
+      await store.consumeProofNonce('n1');
       expect(await store.proofNonceOpen('n1', 'POST /x')).toBe(false);
-      expect(await store.consumeProofNonce('n2', 'POST /x')).toBe(false);
+      expect(await store.holdProofNonce('n1', 'POST /x', 60_000)).toBe(false);
+      expect(await store.holdProofNonce('n2', 'POST /x', 60_000)).toBe(false);
+      // A hold whose owner died lapses.
+      await issue('n3', 60_000);
+      expect(await store.holdProofNonce('n3', 'POST /x', -1)).toBe(true);
+      expect(await store.holdProofNonce('n3', 'POST /x', 60_000)).toBe(true);
+    });
+
+    test('a client gets new proof nonces up to its budget, then its newest one again', async () => {
+      const store = await open();
+      const issued: Awaited<ReturnType<Store['issueProofNonce']>>[] = [];
+      for (let i = 0; i < 8; i++) issued.push(await store.issueProofNonce({ nonce: `b${i}`, route: 'POST /x', client: 'flooder', issuedAt: new Date(Date.now() + i), expiresAt: new Date(Date.now() + 60_000), budget: 3 }));
+      expect(new Set(issued.map((n) => n.nonce)).size).toBe(3);
+      expect(issued.slice(3).every((n) => n.nonce === issued[2]!.nonce && n.expiresAt.getTime() === issued[2]!.expiresAt.getTime())).toBe(true);
+      // Another client has its own budget.
+      expect((await store.issueProofNonce({ nonce: 'other', route: 'POST /x', client: 'someone', issuedAt: new Date(), expiresAt: new Date(Date.now() + 60_000), budget: 3 })).nonce).toBe('other');
+    });
+
+    test('rate-limit windows count per bucket and client, and tell when they end', async () => {
+      const store = await open();
+      const hits = [];
+      for (let i = 0; i < 5; i++) hits.push(await store.hitRateLimit('registration', '192.0.2.1', 3600));
+      expect(hits.map((h) => h.hits)).toEqual([1, 2, 3, 4, 5]);
+      expect(hits[0]!.resetAt.getTime()).toBe(hits[4]!.resetAt.getTime());
+      expect(hits[0]!.resetAt.getTime()).toBeGreaterThan(Date.now());
+      expect(hits[0]!.resetAt.getTime()).toBeLessThanOrEqual(Date.now() + 3600_000);
+      expect((await store.hitRateLimit('registration', '192.0.2.2', 3600)).hits).toBe(1);
+      expect((await store.hitRateLimit('token', '192.0.2.1', 60)).hits).toBe(1);
+    });
+
+    test('expired registrations, proof nonces and revocations are purged', async () => {
+      const store = await open();
+      await store.createRegistration('reg_old', new Date(Date.now() - 1000));
+      await store.createRegistration('reg_live', new Date(Date.now() + 60_000));
+      await store.issueProofNonce({ nonce: 'old', route: 'POST /x', client: 'c', issuedAt: new Date(), expiresAt: new Date(Date.now() - 1000), budget: 5 });
+      await store.revokeToken('jti_old', new Date(Date.now() - 1000));
+      const purged = await store.purgeExpired();
+      expect(purged).toMatchObject({ registrations: 1, proof_nonces: 1, revoked_tokens: 1 });
+      expect(await store.registration('reg_live')).toBeDefined();
+      expect(await store.registration('reg_old')).toBeUndefined();
     });
 
     test('signing keys: one active key even when instances race; rotation retires the old one', async () => {

@@ -37,6 +37,8 @@ let chain: DevChain;
 let service: RunningService;
 let site: Server;
 let siteUrl: string;
+/** A loopback port nothing listens on (a server was bound there and closed). */
+let closedPort: number;
 
 beforeAll(async () => {
   ({ url: siteUrl, server: site } = await localSite((req, res) => {
@@ -44,8 +46,12 @@ beforeAll(async () => {
     if (req.url === '/old') return res.writeHead(301, { location: '/articles/tides' }).end();
     if (req.url === '/data.json') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"b":2,"a":[1,2]}');
     if (req.url === '/file.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7');
+    if (req.url === '/broken') return res.writeHead(500).end('boom');
     res.writeHead(404).end('not here');
   }));
+  const closed = await localSite(() => undefined);
+  closedPort = Number(new URL(closed.url).port);
+  await new Promise((resolve) => closed.server.close(resolve));
 });
 afterAll(() => site?.close());
 // Test pages are served on loopback, which the fetcher only reaches when told to.
@@ -88,9 +94,29 @@ describe('web-extract', () => {
     expect(pdf.status).toBe(415);
     expect(((await pdf.json()) as { detail: string }).detail).toContain('application/pdf');
     expect((await extract(`${siteUrl}/missing`)).status).toBe(422);
-    const blocked = await extract('http://169.254.169.254/latest/meta-data/');
+    const blocked = await extract(`http://0.0.0.0:${new URL(siteUrl).port}/articles/tides`);
     expect(blocked.status).toBe(422);
     expect(((await blocked.json()) as { detail: string }).detail).toContain('non-public address');
     expect(await balances(chain)).toEqual(before);
+  });
+
+  it('only extracted content is charged: the caller\'s target is 422 naming url, a failing or silent site 502', async () => {
+    const before = await balances(chain);
+    for (const url of ['http://no-such-host.invalid/', `http://[::127.0.0.1]:${new URL(siteUrl).port}/articles/tides`]) {
+      const response = await extract(url);
+      expect(response.status, url).toBe(422);
+      expect(((await response.json()) as { errors: unknown[] }).errors, url).toEqual([expect.objectContaining({ field: 'url' })]);
+    }
+    expect((await extract(`${siteUrl}/broken`)).status).toBe(502);
+    expect((await extract(`http://127.0.0.1:${closedPort}/`)).status).toBe(502);
+    expect(await balances(chain)).toEqual(before);
+  });
+
+  it('the unpaid 402 already warns about a URL the fetcher never takes', async () => {
+    for (const url of ['ftp://no-such-host.invalid/file', 'http://user:secret@no-such-host.invalid/']) {
+      const response = await fetch(`${service.url}/api/v1/paid/web-extract`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+      expect(response.status).toBe(402);
+      expect(((await response.json()) as { error: string }).error, url).toMatch(/^invalid_input: url: /);
+    }
   });
 });

@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import { routeTask } from '../products/routing.ts';
 import { auditAgentReadiness } from '../products/x402-audit.ts';
+import { fetchableUrl } from './web.ts';
 import { FIXED, X402_AND_MPP, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ = { readOnlyHint: true } as const;
 
 const routeInput = z.object({
-  task: z.string().min(1).max(2000).describe('What the agent needs done, in plain language'),
+  task: z
+    .string()
+    .min(1)
+    .max(2000)
+    .regex(/[\p{L}\p{N}]/u, 'must name the task in words')
+    .describe('What the agent needs done, in plain language'),
   max_price: z
     .string()
     .regex(/^\d+(\.\d{1,6})?$/)
@@ -40,7 +46,7 @@ export const agentProducts: Product[] = [
     id: 'agent-route',
     title: 'Agent route',
     description:
-      'Recommends the paid endpoint(s) best suited to a task: the free call returns the top-1 recommendation, a paid call returns the ranked top three with price, network and why.',
+      'Recommends the paid endpoint(s) best suited to a task: the free call returns the top-1 recommendation, a paid call returns the ranked top three with price, network and why. When nothing on sale fits, the answer is an empty list (charged).',
     category: 'agent',
     http: { method: 'POST', path: '/api/v1/paid/agent-route', price: '0.01' },
     mcp: { tool: 'agent_route', price: '0.01', annotations: READ },
@@ -56,7 +62,7 @@ export const agentProducts: Product[] = [
     id: 'route-task',
     title: 'Route task',
     description:
-      'Returns the ranked endpoints that can perform a task, with price and how to call them. Free tier: 3 queries per day per wallet, top-1 result only.',
+      'Returns the ranked endpoints that can perform a task, with price and how to call them; when nothing on sale fits, an empty list (charged). Free tier: 3 queries per day per wallet, top-1 result only.',
     category: 'agent',
     http: { method: 'POST', path: '/api/v1/paid/route-task', price: '0.01' },
     mcp: { tool: 'route_task', price: '0.01', annotations: READ },
@@ -72,7 +78,7 @@ export const agentProducts: Product[] = [
     id: 'mpp-route',
     title: 'MPP route',
     description:
-      'Recommends endpoints for a task, payable via MPP or x402: the free call returns the top-1 recommendation, a paid call returns the ranked top three.',
+      'Recommends endpoints for a task, payable via MPP or x402: the free call returns the top-1 recommendation, a paid call returns the ranked top three. When nothing on sale fits, the answer is an empty list (charged).',
     category: 'agent',
     http: { method: 'POST', path: '/api/v1/paid/mpp-route', price: '0.01' },
     mcp: { tool: 'mpp_route', price: '0.01', annotations: READ },
@@ -137,14 +143,14 @@ export const agentProducts: Product[] = [
     id: 'agent-readiness-audit',
     title: 'Agent readiness audit',
     description:
-      'Audits how ready a service is for machine buyers and returns a score 0-100 with missing fields, findings and fixes: x402.json (25), openapi.json (25), llms.txt (15), agent card (15), OAuth metadata (10), and a listed paid route answering a valid x402 challenge (10).',
+      'Audits how ready a service is for machine buyers and returns a score 0-100 with missing fields, findings and fixes: x402.json (25), openapi.json (25), llms.txt (15), agent card (15), OAuth metadata (10), and a listed paid route answering a valid x402 challenge (10). Charged once the service answers over HTTP, whatever its status; not charged when the URL is refused or does not resolve (422) or the service gives no answer at all (502/504).',
     category: 'agent',
     http: { method: 'POST', path: '/api/v1/paid/agent-readiness-audit', price: '1.00' },
     mcp: { tool: 'agent_readiness_audit', price: '1.00', annotations: { readOnlyHint: true, openWorldHint: true } },
     mode: FIXED,
     rails: X402_BOTH,
     input: z.object({
-      url: z.url().describe('Base URL of the service to audit'),
+      url: fetchableUrl().describe('Base URL (http or https) of the service to audit'),
     }),
     inputExample: { url: 'https://api.example.com' },
     outputExample: {

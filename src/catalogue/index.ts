@@ -15,6 +15,7 @@ export function isAvailable(product: Product): product is AvailableProduct {
 
 const MISSING_UPSTREAM: Record<UpstreamProvider, string> = {
   llm: 'this instance has no inference upstream configured (INFERENCE_API_KEY)',
+  browser: 'this instance has no isolated headless browser (a Chromium, CHROMIUM_PATH, that can run in its own network namespace: root with unshare, or bwrap)',
 };
 
 /** The declarations as sold on this instance: a product whose upstream is not configured is unavailable. */

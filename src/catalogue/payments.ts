@@ -3,9 +3,26 @@ import { evmAddress } from './chain.ts';
 import { evaluateEndpoint } from '../products/endpoint-evaluation.ts';
 import { verifyX402Endpoint } from '../products/x402-audit.ts';
 import { FIXED, X402_AND_MPP, X402_BOTH, available, unavailable, type Product } from './types.ts';
+import { fetchableUrl, jsonSchemaObject } from './web.ts';
 
 const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
 const usd = () => z.string().regex(/^\d+(\.\d{1,6})?$/);
+/** What Node can send as a header: a token name and a value without control characters (checked before payment). */
+const headerName = () => z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, 'must be an HTTP header name');
+const headerValue = () => z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must not contain control or non-Latin-1 characters');
+/** An expected header value: exact, or `/regex/flags` that compiles (at most 200 characters). */
+const expectedHeader = () =>
+  z.string().refine((value) => {
+    const regex = /^\/(.*)\/([a-z]*)$/.exec(value);
+    if (!regex) return true;
+    if (regex[1]!.length > 200) return false;
+    try {
+      new RegExp(regex[1]!, regex[2]!.replace(/[^imsu]/g, ''));
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'a /regex/ must be a valid regular expression of at most 200 characters');
 
 export const endpointTaskEvaluationOutput = z.object({
   status: z.int().describe('HTTP status seen from the target'),
@@ -23,22 +40,26 @@ export const paymentsProducts: Product[] = [
     id: 'endpoint-task-evaluation',
     title: 'Endpoint task evaluation',
     description:
-      "Makes one bounded request to a target endpoint without paying it and returns its status, payment signals, latency and whether the response meets your assertions; the target's body is not returned.",
+      "Makes one bounded request to a target endpoint without paying it and returns its status, payment signals, latency and whether the response meets your assertions; the target's body is not returned. Not charged when the target does not resolve or is refused (422); an endpoint that answers with an error, refuses the connection or times out is a delivered evaluation (`status`, `failure_reason`).",
     category: 'payments',
     http: { method: 'POST', path: '/api/v1/paid/endpoint-task-evaluation', price: '0.01' },
     mcp: { tool: 'endpoint_task_evaluation', price: '0.01', annotations: { openWorldHint: true } },
     mode: FIXED,
     rails: X402_AND_MPP,
     input: z.object({
-      target_url: z.url().describe('URL of the endpoint to evaluate'),
-      method: z.string().optional().describe('HTTP method for the request (default GET)'),
-      headers: z.record(z.string(), z.string()).optional().describe('Request headers to send'),
+      target_url: fetchableUrl().describe('http or https URL of the endpoint to evaluate'),
+      method: z
+        .string()
+        .regex(/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|get|head|post|put|patch|delete|options)$/, 'must be GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS')
+        .optional()
+        .describe('HTTP method for the request (default GET)'),
+      headers: z.record(headerName(), headerValue()).optional().describe('Request headers to send'),
       body: z.unknown().optional().describe('Request body (JSON) to send'),
       task_assertions: z
         .object({
           expect_status: z.union([z.int(), z.array(z.int()).min(1)]).optional().describe('Expected HTTP status(es); default any 2xx or 402'),
-          expect_headers: z.record(z.string(), z.string()).optional().describe('Header name → exact value, or /regex/'),
-          json_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema (2020-12) the JSON body must satisfy'),
+          expect_headers: z.record(headerName(), expectedHeader()).optional().describe('Header name → exact value, or /regex/'),
+          json_schema: jsonSchemaObject().optional().describe('JSON Schema (2020-12) the JSON body must satisfy'),
           max_latency_ms: z.int().positive().optional().describe('Upper bound on the time to the complete answer'),
           body_contains: z.string().max(1000).optional().describe('Text the body must contain'),
         })
@@ -67,14 +88,14 @@ export const paymentsProducts: Product[] = [
     id: 'x402-endpoint-verify',
     title: 'x402 endpoint verify',
     description:
-      "Probes an endpoint without paying and verifies its x402 challenge: returns whether it answers 402, the parsed payment requirements (networks, schemes, amounts, recipient) and any spec violations.",
+      "Probes an endpoint without paying and verifies its x402 challenge: returns whether it answers 402, the parsed payment requirements (networks, schemes, amounts, recipient) and any spec violations. Charged for any HTTP answer, errors included; not charged when the URL is refused or does not resolve (422) or the endpoint gives no answer (502/504).",
     category: 'payments',
     http: { method: 'POST', path: '/api/v1/paid/x402-endpoint-verify', price: '0.02' },
     mcp: { tool: 'x402_endpoint_verify', price: '0.02', annotations: READ_EXTERNAL },
     mode: FIXED,
     rails: X402_BOTH,
     input: z.object({
-      url: z.url().describe('URL of the paid endpoint'),
+      url: fetchableUrl().describe('http or https URL of the paid endpoint'),
       method: z.enum(['GET', 'POST']).default('GET').describe('HTTP method to probe with'),
     }),
     inputExample: { url: 'https://api.example.com/api/v1/paid/time', method: 'GET' },

@@ -76,8 +76,11 @@ export interface ProductContext {
   metered?: { base: bigint; maximum: bigint; charge(atomic: bigint): void };
 }
 
-/** Upstreams an operator configures; a product that needs a missing one is not on sale. */
-export type UpstreamProvider = 'llm';
+/**
+ * Upstreams an operator configures; a product that needs a missing one is not on sale. `browser`: a
+ * headless Chromium that can be started in its own empty network namespace (see providers/browser.ts).
+ */
+export type UpstreamProvider = 'llm' | 'browser';
 
 /**
  * A product's run function failed because of what the caller asked for (bad target, unknown symbol…).

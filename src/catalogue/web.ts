@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { webExtract } from '../products/web-extract.ts';
 import { batchExtract, batchUrlJson } from '../products/batch.ts';
 import { browserEvidence } from '../products/browser-evidence.ts';
@@ -6,7 +8,40 @@ import { decisionPacket, extractionSample } from '../products/purchase.ts';
 import { FIXED, X402_BOTH, available, unavailable, type Product } from './types.ts';
 
 const READ_EXTERNAL = { readOnlyHint: true, openWorldHint: true } as const;
-const httpsUrl = () => z.url({ protocol: /^https$/ });
+const withoutCredentials = (url: string) => {
+  try {
+    const parsed = new URL(url);
+    return !parsed.username && !parsed.password;
+  } catch {
+    return true; // not a URL: the format check says so
+  }
+};
+/**
+ * A URL the safe fetcher takes: http or https (https only when `httpsOnly`), no credentials. Checked
+ * before payment, so the unpaid 402 already names the problem; the address a name resolves to can
+ * only be checked when the call runs (a refused or unresolvable target is then 422, not charged).
+ */
+export const fetchableUrl = (httpsOnly = false) =>
+  z
+    .url({ protocol: httpsOnly ? /^https$/ : /^https?$/, error: httpsOnly ? 'must be an https URL' : 'must be an http or https URL' })
+    .refine(withoutCredentials, 'URLs with credentials (user:password@) are refused');
+const httpsUrl = () => fetchableUrl(true);
+
+const metaSchema = addFormats.default(new Ajv2020({ strict: false }));
+/**
+ * A JSON Schema (draft 2020-12) object, checked against the meta-schema before payment; the products
+ * compile it only when the call runs (a schema that still does not compile is then 400, not charged).
+ */
+export const jsonSchemaObject = () =>
+  z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+    let problem: string | undefined;
+    try {
+      if (!metaSchema.validateSchema(schema)) problem = metaSchema.errorsText(metaSchema.errors, { dataVar: 'schema' });
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    if (problem) ctx.addIssue({ code: 'custom', message: `not a valid JSON Schema (2020-12): ${problem.slice(0, 300)}` });
+  });
 const MAX_BATCH_URLS = 10;
 
 export const webExtractOutput = z.looseObject({
@@ -35,14 +70,14 @@ export const webProducts: Product[] = [
     id: 'web-extract',
     title: 'Web page extraction',
     description:
-      'Fetches one public web page and returns its cleaned main text (`content`) and Markdown (`markdown`), `title` and final `url`, plus meta description, links, metadata (language, canonical URL, Open Graph, published time) and extraction timestamp. HTML, plain text and JSON pages; private addresses are refused.',
+      'Fetches one public web page and returns its cleaned main text (`content`) and Markdown (`markdown`), `title` and final `url`, plus meta description, links, metadata (language, canonical URL, Open Graph, published time) and extraction timestamp. HTML, plain text and JSON pages; private addresses are refused. Charged only when content is extracted: a refused, unresolvable or missing page (HTTP 4xx) is 422, a failing or unreachable site 502/504, neither charged.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/web-extract', price: '0.03' },
     mcp: { tool: 'web_extract', price: '0.03', annotations: READ_EXTERNAL },
     mode: FIXED,
     rails: X402_BOTH,
     input: z.object({
-      url: z.url().describe('URL of the page to extract'),
+      url: fetchableUrl().describe('http or https URL of the page to extract'),
     }),
     inputExample: { url: 'https://example.com/' },
     outputSchema: z.toJSONSchema(webExtractOutput),
@@ -77,14 +112,14 @@ export const webProducts: Product[] = [
     id: 'browser-evidence',
     title: 'Browser evidence capture',
     description:
-      'Performs one headless-browser action on a public page (load it, click a selector, or fill a field) and returns the evidence: a PNG screenshot (base64 with its SHA-256), the page text after the action, title, final URL and capture time. The page cannot reach private addresses.',
+      'Performs one headless-browser action on a public http(s) page (load it, click a selector, or fill a field) and returns the evidence: a PNG screenshot (base64 with its SHA-256), the page text after the action, title, final URL, capture time and `timed_out`. The browser has no network of its own: every request of the page, redirects included, goes through the safe fetcher, so it cannot reach private addresses. Charged when the action ran, also when it ended on the behaviour of the page itself (a script that never yields, a page that never finishes loading, a click that times out): then `timed_out` is true and the evidence is what could be gathered (`screenshot` null if none). Not charged: a refused or unresolvable address, also reached by a redirect or a click (422), a selector that matches nothing (422), a second concurrent call by the same payer (429), our own failures (5xx).',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/evidence/browser', price: '0.02' },
     mcp: { tool: 'browser_evidence', price: '0.02', annotations: { openWorldHint: true } },
     mode: FIXED,
     rails: X402_BOTH,
     input: z.object({
-      url: z.url().describe('Page to open'),
+      url: z.url({ protocol: /^https?$/ }).describe('Public http or https page to open'),
       action: z.enum(['load', 'click', 'fill']).default('load').describe('The one browser action to perform after loading'),
       selector: z.string().min(1).max(500).optional().describe('CSS selector of the element to click or fill (needed for click and fill)'),
       value: z.string().max(2000).optional().describe('Text to fill in (fill only)'),
@@ -100,15 +135,17 @@ export const webProducts: Product[] = [
       selector: 'a',
       text: 'Example Domains ...',
       screenshot: { mime_type: 'image/png', sha256: '9f2c...', base64: 'iVBORw0KGgo...' },
+      timed_out: false,
       captured_at: '2025-06-01T12:00:00.000Z',
     },
+    requires: ['browser'],
     run: browserEvidence,
   }),
   available({
     id: 'batch-extract',
     title: 'Batch extraction with per-URL schema',
     description:
-      'Extracts up to 10 public URLs, each checked against its own JSON Schema: a JSON answer is the data itself, any other page its extraction record (url, title, content, markdown, description, links, metadata). Returns one result per job (data, valid, schema_errors) or its failure; one payment per batch, nothing charged when every URL fails.',
+      'Extracts up to 10 public URLs, each checked against its own JSON Schema: a JSON answer is the data itself, any other page its extraction record (url, title, content, markdown, description, links, metadata). Returns one result per job (data, valid, schema_errors) or its failure; one payment per batch, charged when at least one URL is extracted, nothing charged when every URL fails.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/batch-extract', price: '0.02' },
     mcp: { tool: 'batch_extract', price: '0.02', annotations: READ_EXTERNAL },
@@ -118,8 +155,8 @@ export const webProducts: Product[] = [
       jobs: z
         .array(
           z.object({
-            url: z.url().describe('Public URL to extract from'),
-            schema: z.record(z.string(), z.unknown()).describe('JSON Schema object the extracted data must satisfy'),
+            url: fetchableUrl().describe('Public http or https URL to extract from'),
+            schema: jsonSchemaObject().describe('JSON Schema (2020-12) object the extracted data must satisfy'),
           }),
         )
         .min(1)
@@ -141,7 +178,7 @@ export const webProducts: Product[] = [
     id: 'batch-url-json',
     title: 'Batch URL to JSON',
     description:
-      'Fetches up to 10 HTTPS URLs and returns each page as structured JSON (title, text, links, metadata), with one receipt for the whole batch.',
+      'Fetches up to 10 HTTPS URLs and returns each page as structured JSON (title, text, links, metadata) or its failure, with one receipt for the whole batch: charged when at least one URL is extracted, nothing charged when every URL fails.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/batch-url-json', price: '0.02' },
     mcp: { tool: 'batch_url_json', price: '0.02', annotations: READ_EXTERNAL },
@@ -158,14 +195,14 @@ export const webProducts: Product[] = [
     id: 'x401-batch-extract',
     title: 'Proof-gated batch extraction',
     description:
-      'Extracts up to 10 URLs like batch_extract, but requires a route-scoped proof: a `jwt` or `json` credential carrying the claims route, sub, aud, exp, nonce and request_hash of the route\'s PROOF-REQUEST document (valid about 15 minutes).',
+      'Extracts up to 10 URLs like batch_extract, but requires a route-scoped proof: a `jwt` or `json` credential carrying the claims route, sub, aud, exp, nonce and request_hash of the route\'s PROOF-REQUEST document (valid about 15 minutes). Charged when at least one URL is extracted, nothing charged when every URL fails.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/x401-batch-extract', price: '0.02' },
     mcp: { tool: 'x401_batch_extract', price: '0.02', annotations: READ_EXTERNAL },
     mode: FIXED,
     rails: X402_BOTH,
     input: z.object({
-      urls: z.array(z.url()).min(1).max(MAX_BATCH_URLS).describe('Up to 10 public URLs'),
+      urls: z.array(fetchableUrl()).min(1).max(MAX_BATCH_URLS).describe('Up to 10 public http or https URLs'),
       proof: z
         .union([z.string(), z.record(z.string(), z.unknown())])
         .optional()
@@ -203,7 +240,7 @@ export const webProducts: Product[] = [
     id: 'purchase-web-extraction-sample',
     title: 'Web extraction sample',
     description:
-      'Extracts one HTTPS page as a low-priced sample of web_extract: title, description, metadata, the first 1,500 characters of the main text (`content_sample`, with `content_length` and `truncated`) and the link count.',
+      'Extracts one HTTPS page as a low-priced sample of web_extract: title, description, metadata, the first 1,500 characters of the main text (`content_sample`, with `content_length` and `truncated`) and the link count. Charged only when content is extracted, like web_extract.',
     category: 'web',
     http: { method: 'POST', path: '/api/v1/paid/purchase-web-extraction-sample', price: '0.01' },
     mcp: { tool: 'purchase_web_extraction_sample', price: '0.01', annotations: READ_EXTERNAL },
@@ -231,13 +268,13 @@ export const webProducts: Product[] = [
     id: 'purchase-website-decision-packet',
     title: 'Website decision packet',
     description:
-      'Returns a decision packet on one website for an agent deciding whether to buy from or rely on it: what it offers (from its page), payment signals (x402 catalogue, OpenAPI, a paid route answering 402, readiness score), trust signals (HTTPS, canonical, privacy/terms/contact/about/pricing links) and the evidence URL behind each.',
+      'Returns a decision packet on one website for an agent deciding whether to buy from or rely on it: what it offers (from its page), payment signals (x402 catalogue, OpenAPI, a paid route answering 402, readiness score), trust signals (HTTPS, canonical, privacy/terms/contact/about/pricing links) and the evidence URL behind each. Charged when the page is extracted; a refused, unresolvable or missing page (422) or a failing or unreachable site (502/504) is not charged.',
     category: 'web',
     mcp: { tool: 'purchase_website_decision_packet', price: '0.05', annotations: READ_EXTERNAL },
     mode: FIXED,
     rails: X402_BOTH,
     input: z.object({
-      url: z.url().describe('Home page or any page of the website'),
+      url: fetchableUrl().describe('Home page or any page of the website (http or https)'),
     }),
     inputExample: { url: 'https://example.com/' },
     outputExample: {

@@ -1,13 +1,16 @@
+import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
+import { problemResponse as httpProblem, problems } from './problem.ts';
 import { priceFor } from '../catalogue/index.ts';
 import type { AvailableProduct } from '../catalogue/types.ts';
 import { usdToAtomic } from '../money.ts';
-import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
+import { endpointKey, requestDigest, type GateResult, type PaymentGate } from '../payments/gate.ts';
 import type { Receipt } from 'mppx';
 import { hasPaymentCredential, problemResponse, type MppProblem, type MppRail, type MppRoute } from '../payments/mpp-rail.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import { originOf } from '../telemetry/geo.ts';
 import { paidResponse } from './paid-response.ts';
+import { watchDelivery } from './delivery.ts';
 
 /**
  * The MPP door of a paid HTTP route (`Authorization: Payment`): its challenge beside the x402 quote
@@ -47,6 +50,38 @@ export async function mppPaidCall(
   otherwise: (result: GateResult) => Response,
 ): Promise<Response> {
   const mpp = deps.mpp!;
+  const idempotencyKey = c.req.header('idempotency-key');
+  if (idempotencyKey === undefined) return mppPaidCallOnce(c, product, input, deps, otherwise);
+  if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    return httpProblem(problems.invalidInput([{ field: 'Idempotency-Key', message: '8 to 255 visible ASCII characters' }]));
+  }
+  // The credential's challenge is single use, so a retry is recognised before verification, by the
+  // credential itself: only its holder can present it.
+  const credential = `mpp-credential:${createHash('sha256').update(c.req.header('authorization') ?? '').digest('hex')}`;
+  const claim = await deps.gate.claimIdempotency(idempotencyKey, credential, requestDigest(endpointKey(product, 'http'), input));
+  if (claim !== 'claimed') {
+    return claim.status === 'served' ? paidResponse(claim.output, mpp.successHeaders(claim.settlement, 'no-store')) : otherwise(claim);
+  }
+  let result: GateResult | undefined;
+  try {
+    return await mppPaidCallOnce(c, product, input, deps, otherwise, (r) => (result = r));
+  } finally {
+    await deps.gate.finishIdempotency(idempotencyKey, result);
+  }
+}
+
+/** `Idempotency-Key` (IETF httpapi draft): a client-chosen unique string. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,255}$/;
+
+async function mppPaidCallOnce(
+  c: Context,
+  product: AvailableProduct,
+  input: unknown,
+  deps: MppDoorDeps,
+  otherwise: (result: GateResult) => Response,
+  onResult: (result: GateResult) => void = () => undefined,
+): Promise<Response> {
+  const mpp = deps.mpp!;
   const route = mppRoute(product);
   const amount = mppAmount(product);
   const endpoint = endpointKey(product, 'http');
@@ -74,8 +109,10 @@ export async function mppPaidCall(
             return { reference: receipt.reference };
           },
         });
+  onResult(result);
   switch (result.status) {
     case 'served':
+      watchDelivery(c, () => void deps.gate.undelivered(result.paymentKey));
       return paidResponse(result.output, mpp.successHeaders(receipt ?? result.settlement, 'no-store'));
     case 'payment_failed':
       return problemResponse(await mpp.gateFailureProblem(result.failure, route, amount, product.title));

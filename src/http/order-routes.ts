@@ -49,7 +49,7 @@ async function handleOrder(c: Context, path: string, deps: PaidRouteDeps): Promi
   if (!input.ok) return problemResponse(problems.invalidInput(input.errors.map((e) => ({ field: `input.${e.field}`, message: e.message }))));
 
   const result = await deps.gate.execute({ product, surface, payload, resource: resourceUrl, input: input.value, origin: originOf(c, deps.trustedProxyHeader), endpoint });
-  return gateResponse(product, result, quote, deps.log);
+  return gateResponse(c, product, result, quote, deps);
 }
 
 function findProduct(deps: PaidRouteDeps, name: string): AvailableProduct | undefined {

@@ -1,5 +1,6 @@
 import type { Context, Hono } from 'hono';
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { encodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentHeader } from '../payments/payment-payload.ts';
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
 import { ProductInputError, type AvailableProduct, type Product } from '../catalogue/types.ts';
@@ -12,11 +13,13 @@ import { encodeQuote, type EncodedQuote, type X402Rail } from '../payments/x402-
 import type { MppRail } from '../payments/mpp-rail.ts';
 import { mppChallengeHeaders, mppPaidCall, paysWithMpp } from './mpp-door.ts';
 import { paidResponse } from './paid-response.ts';
+import { watchDelivery } from './delivery.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 import { parseSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import { describeError, type Logger } from '../log.ts';
 import { parseJsonBody, queryInput, readBodyLimited, validate, type InputResult } from './input.ts';
 import { problemResponse, problems } from './problem.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 export interface PaidRouteDeps {
   catalogue: Catalogue;
@@ -32,6 +35,8 @@ export interface PaidRouteDeps {
   maxBodyBytes: number;
   /** Origin used in the 402 `resource.url`; the request's own origin when undefined. */
   publicBaseUrl?: string;
+  /** Per-client limits of free requests that create state (proof requests, free-tier calls). */
+  limiter: RateLimiter;
   /** The MPP rail, when this instance offers it. */
   mpp?: MppRail;
   mppAccepts?(product: AvailableProduct): boolean;
@@ -56,11 +61,29 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   const paymentHeader = c.req.header('payment-signature') ?? c.req.header('x-payment');
   const methodMatches = method === declared || (method === 'HEAD' && declared === 'GET');
   const body = methodMatches && declared === 'POST' ? await readBodyLimited(c, deps.maxBodyBytes) : undefined;
-  if (product.requiresProof) {
-    // The proof comes before everything, payment included: without it, 401 and nothing charged.
-    const denied = await proofGate(product, body, Boolean(paymentHeader), deps);
-    if (denied) return denied;
+  if (!product.requiresProof) return paidRequest(c, product, deps, { methodMatches, body, paymentHeader });
+  // The proof comes before everything, payment included: without it, 401 and nothing charged. A paid
+  // request holds the proof's nonce; it is spent only if this request is served, else given back.
+  const proof = await proofGate(c, product, body, Boolean(paymentHeader), deps);
+  if (proof instanceof Response) return proof;
+  let served = false;
+  try {
+    const response = await paidRequest(c, product, deps, { methodMatches, body, paymentHeader });
+    served = response.status === 200;
+    return response;
+  } finally {
+    if (proof.held) await deps.proofs.finish(proof.held, served);
   }
+}
+
+async function paidRequest(
+  c: Context,
+  product: Product,
+  deps: PaidRouteDeps,
+  { methodMatches, body, paymentHeader }: { methodMatches: boolean; body: RawBody | undefined; paymentHeader: string | undefined },
+): Promise<Response> {
+  const method = c.req.method;
+  const declared = product.http!.method;
   if (product.status !== 'available') return problemResponse(problems.notImplemented(product.id, product.reason));
   if (!deps.rail.ready) {
     return problemResponse(problems.facilitatorUnavailable('the payment facilitator cannot be reached, so no price can be quoted'), { 'retry-after': '5' });
@@ -89,7 +112,9 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   }
   if (!paymentHeader && !mppPayment) {
     const proof = c.req.header(SIGN_IN_WITH_X);
-    if (product.freeTier && proof && methodMatches && method !== 'HEAD') return freeCall(product, input!, proof, resourceUrl, origin(), quote, deps);
+    if (product.freeTier && proof && methodMatches && method !== 'HEAD') {
+      return (await deps.limiter.take('free', deps.limiter.client(c))) ?? freeCall(product, input!, proof, resourceUrl, origin(), quote, deps);
+    }
     deps.telemetry.challenge(endpoint, originOf(c, deps.trustedProxyHeader));
     // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
     const inputError = input && !input.ok ? `invalid_input: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` : undefined;
@@ -100,7 +125,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   }
   if (mppPayment) {
     if (!input!.ok) return problemResponse(input!.status === 413 ? problems.tooLarge(deps.maxBodyBytes) : problems.invalidInput(input!.errors));
-    return mppPaidCall(c, product, input!.value, deps, (result) => gateResponse(product, result, quote, deps.log));
+    return mppPaidCall(c, product, input!.value, deps, (result) => gateResponse(c, product, result, quote, deps));
   }
 
   const payload = decodePayment(paymentHeader!, endpoint, deps);
@@ -111,25 +136,27 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   }
 
   const result = await deps.gate.execute({ product, surface: 'http', payload, resource: resourceUrl, input: input!.value, origin: originOf(c, deps.trustedProxyHeader) });
-  return gateResponse(product, result, quote, deps.log);
+  return gateResponse(c, product, result, quote, deps);
 }
 
-export const INVALID_PAYMENT_HEADER = 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of a PaymentPayload';
+export const INVALID_PAYMENT_HEADER = 'invalid_payment_header: PAYMENT-SIGNATURE is not base64 JSON of an x402 v2 PaymentPayload';
 
-/** The PaymentPayload of a PAYMENT-SIGNATURE header; an undecodable one is counted as a processing error. */
+/** The PaymentPayload of a PAYMENT-SIGNATURE header; an undecodable or malformed one is counted as a processing error. */
 export function decodePayment(header: string, endpoint: string, deps: Pick<PaidRouteDeps, 'telemetry'>): PaymentPayload | undefined {
-  try {
-    return decodePaymentSignatureHeader(header);
-  } catch {
-    deps.telemetry.failure(endpoint, 'payment_processing_error', 'invalid_payment_header', undefined);
-    return undefined;
-  }
+  const payload = decodePaymentHeader(header);
+  if (!payload) deps.telemetry.failure(endpoint, 'payment_processing_error', 'invalid_payment_header', undefined);
+  return payload;
 }
 
-/** The HTTP answer to what the gate did: 200 with PAYMENT-RESPONSE, 402 with the reason, or a problem. */
-export function gateResponse(product: Product, result: GateResult, quote: (error?: string) => EncodedQuote, log: Logger): Response {
+/**
+ * The HTTP answer to what the gate did: 200 with PAYMENT-RESPONSE, 402 with the reason, or a problem.
+ * A served response that does not reach the caller is reported, so the same payment can collect it.
+ */
+export function gateResponse(c: Context, product: Product, result: GateResult, quote: (error?: string) => EncodedQuote, deps: Pick<PaidRouteDeps, 'gate' | 'log'>): Response {
+  const log = deps.log;
   switch (result.status) {
     case 'served':
+      watchDelivery(c, () => void deps.gate.undelivered(result.paymentKey));
       return paidResponse(result.output, { 'cache-control': 'private, no-store', 'payment-response': encodePaymentResponseHeader(result.settlement) });
     case 'payment_failed':
       return paymentRequired(quote(result.failure.reason), result.settlement);
@@ -139,6 +166,8 @@ export function gateResponse(product: Product, result: GateResult, quote: (error
       return problemResponse(problems.serviceUnavailable(result.detail), { 'retry-after': '5' });
     case 'pending':
       return problemResponse(problems.settlementPending(), { 'retry-after': '30' });
+    case 'conflict':
+      return problemResponse(problems.idempotencyConflict(result.detail), result.inProgress ? { 'retry-after': '5' } : {});
   }
 }
 
@@ -177,17 +206,21 @@ function readInput(url: URL, product: Product, body: RawBody | undefined, limit:
 }
 
 /**
- * Route-scoped proof: an unproven request, paid or not, gets 401 with a fresh PROOF-REQUEST as its
- * JSON body. A proven unpaid request goes on to the 402 (its nonce stays open for the paid retry);
- * a proven paid request spends the nonce.
+ * Route-scoped proof: an unproven request, paid or not, gets 401 with a PROOF-REQUEST as its JSON
+ * body (a fresh nonce within the client's budget, rate-limited per client). A proven unpaid request
+ * goes on to the 402 (its nonce stays open for the paid retry); a proven paid request holds the
+ * nonce, which the caller then spends or gives back with `proofs.finish`.
  */
-async function proofGate(product: Product, body: RawBody | undefined, paid: boolean, deps: PaidRouteDeps): Promise<Response | undefined> {
+async function proofGate(c: Context, product: Product, body: RawBody | undefined, paid: boolean, deps: PaidRouteDeps): Promise<Response | { held?: string }> {
   const route = `${product.http!.method} ${product.http!.path}`;
   const parsed = body?.ok ? parseJsonBody(body.text) : undefined;
   const json = parsed?.ok ? parsed.value : undefined;
-  const check = json === undefined ? { ok: false as const, reason: 'proof_missing' } : await deps.proofs.check(route, json, { consume: paid });
-  if (check.ok) return undefined;
-  const proofRequest = await deps.proofs.proofRequest(route, json ?? {});
+  const check = json === undefined ? { ok: false as const, reason: 'proof_missing' } : await deps.proofs.check(route, json, { hold: paid });
+  if (check.ok) return paid ? { held: check.nonce } : {};
+  const client = deps.limiter.client(c);
+  const limited = await deps.limiter.take('proof', client);
+  if (limited) return limited;
+  const proofRequest = await deps.proofs.proofRequest(route, json ?? {}, client);
   return new Response(JSON.stringify({ ...proofRequest, error: check.reason }), {
     status: 401,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'www-authenticate': `Proof realm="${route}", error="${check.reason}"` },

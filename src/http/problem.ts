@@ -89,5 +89,24 @@ export const problems = {
     title: 'The product could not produce a result',
     detail: `${id} failed; the payment was not settled, nothing was charged`,
   }),
+  /** A request addressed to a Host, or sent from a browser Origin, that is not a name of this service (DNS rebinding, cross-site). */
+  forbiddenSource: (what: 'host' | 'origin', value: string): Problem => ({
+    status: 403,
+    code: `forbidden-${what}`,
+    title: what === 'host' ? 'Forbidden Host' : 'Forbidden Origin',
+    detail: `${what === 'host' ? 'Host' : 'Origin'} ${JSON.stringify(value.slice(0, 100))} is not a name of this service; nothing was served or charged`,
+  }),
+  idempotencyConflict: (detail: string): Problem => ({
+    status: 409,
+    code: 'idempotency-conflict',
+    title: 'Idempotency key conflict',
+    detail: `${detail}; nothing was charged`,
+  }),
+  rateLimited: (bucket: string, limit: number, windowSeconds: number): Problem => ({
+    status: 429,
+    code: 'rate-limited',
+    title: 'Too Many Requests',
+    detail: `at most ${limit} ${bucket} requests per ${windowSeconds} s from one client; retry after the time in Retry-After`,
+  }),
   internal: (): Problem => ({ status: 500, code: 'internal-error', title: 'Internal Server Error', detail: 'nothing was charged' }),
 };

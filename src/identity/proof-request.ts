@@ -5,6 +5,10 @@ import type { Store } from '../store/types.ts';
 import type { TokenService } from './tokens.ts';
 
 export const PROOF_TTL_MS = 15 * 60_000;
+/** Open nonces one client may hold per route; past it, its newest PROOF-REQUEST is answered again. */
+export const PROOF_NONCE_BUDGET = 5;
+/** How long a paid request may hold a nonce before the hold lapses (its instance died mid-call). */
+const PROOF_HOLD_MS = 10 * 60_000;
 export const REQUIRED_CLAIMS = ['route', 'sub', 'aud', 'exp', 'nonce', 'request_hash'] as const;
 const PROOF_ALGORITHMS = ['ES256', 'EdDSA'];
 
@@ -30,7 +34,7 @@ export interface ProofRequest {
   };
 }
 
-export type ProofCheck = { ok: true; subject: string } | { ok: false; reason: string };
+export type ProofCheck = { ok: true; subject: string; nonce: string } | { ok: false; reason: string };
 
 /**
  * The request hash a proof binds to: `sha256:` + hex SHA-256 of
@@ -60,10 +64,10 @@ export class ProofVerifier {
     private readonly audience: string,
   ) {}
 
-  async proofRequest(route: string, body: unknown, now = new Date()): Promise<ProofRequest> {
-    const nonce = randomUUID();
-    const expires = new Date(now.getTime() + PROOF_TTL_MS);
-    await this.store.issueProofNonce(nonce, route, expires);
+  /** A PROOF-REQUEST for `client` (its address or network, see clientKey), within its nonce budget. */
+  async proofRequest(route: string, body: unknown, client: string, now = new Date()): Promise<ProofRequest> {
+    const issued = await this.store.issueProofNonce({ nonce: randomUUID(), route, client, issuedAt: now, expiresAt: new Date(now.getTime() + PROOF_TTL_MS), budget: PROOF_NONCE_BUDGET });
+    const { nonce } = issued;
     const exampleNonce = '00000000-0000-4000-8000-000000000000';
     return {
       type: 'PROOF-REQUEST',
@@ -72,8 +76,8 @@ export class ProofVerifier {
       audience: this.audience,
       nonce,
       required_claims: REQUIRED_CLAIMS,
-      issued_at: now.toISOString(),
-      expires_at: expires.toISOString(),
+      issued_at: issued.issuedAt.toISOString(),
+      expires_at: issued.expiresAt.toISOString(),
       accepted_credential_formats: ['jwt', 'json'],
       request_hash: requestHash(route, body),
       deterministic_example: {
@@ -89,11 +93,12 @@ export class ProofVerifier {
   }
 
   /**
-   * Checks the `proof` in a request body. With `consume` the nonce is spent (the request goes ahead);
-   * without it (an unpaid request that will get a 402) the nonce is only looked at, so the paid retry
-   * can present the same proof.
+   * Checks the `proof` in a request body. With `hold` (a paid request) the nonce is held for this
+   * request alone, and `finish` then spends it if the request was served or gives it back if not, so
+   * a payment that fails never costs the caller its proof. Without it (an unpaid request that will
+   * get a 402) the nonce is only looked at, so the paid retry can present the same proof.
    */
-  async check(route: string, body: unknown, options: { consume: boolean }): Promise<ProofCheck> {
+  async check(route: string, body: unknown, options: { hold: boolean }): Promise<ProofCheck> {
     const proof = (body as { proof?: unknown } | undefined)?.proof;
     if (proof === undefined) return { ok: false, reason: 'proof_missing' };
     const claims = typeof proof === 'string' ? await this.jwtClaims(proof) : await this.jsonClaims(proof);
@@ -106,9 +111,14 @@ export class ProofVerifier {
     if (typeof c.exp !== 'number' || c.exp <= now) return { ok: false, reason: 'proof_expired' };
     if (c.exp > now + PROOF_TTL_MS / 1000 + 60) return { ok: false, reason: 'proof_exp_too_far' };
     if (typeof c.nonce !== 'string') return { ok: false, reason: 'proof_nonce_missing' };
-    const nonceOk = options.consume ? await this.store.consumeProofNonce(c.nonce, route) : await this.store.proofNonceOpen(c.nonce, route);
+    const nonceOk = options.hold ? await this.store.holdProofNonce(c.nonce, route, PROOF_HOLD_MS) : await this.store.proofNonceOpen(c.nonce, route);
     if (!nonceOk) return { ok: false, reason: 'proof_nonce_unknown_or_used' };
-    return { ok: true, subject: String(c.sub) };
+    return { ok: true, subject: String(c.sub), nonce: c.nonce };
+  }
+
+  /** Ends a hold taken by `check`: the nonce is spent when the request was served, open again otherwise. */
+  finish(nonce: string, served: boolean): Promise<void> {
+    return served ? this.store.consumeProofNonce(nonce) : this.store.releaseProofNonce(nonce);
   }
 
   private async jwtClaims(jwt: string): Promise<{ ok: true; claims: JWTPayload } | { ok: false; reason: string }> {

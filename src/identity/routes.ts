@@ -4,6 +4,7 @@ import { describeError, type Logger } from '../log.ts';
 import { StoreUnavailableError } from '../store/sql-store.ts';
 import type { Store } from '../store/types.ts';
 import type { KeyRing } from './keys.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
 import { ACCESS_TOKEN_TTL_S, ASSERTION_TTL_S, REGISTRATION_TTL_S, SCOPE, type TokenService } from './tokens.ts';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -14,6 +15,8 @@ export interface IdentityDeps {
   keys: KeyRing;
   tokens: TokenService;
   log: Logger;
+  /** Per-client limits: registrations and token requests create state. */
+  limiter: RateLimiter;
   /** Public origin of the site (issuer, identity endpoints). */
   siteUrl: string;
   /** Public origin of the API (the protected resource). */
@@ -83,7 +86,7 @@ export function registerIdentity(app: Hono, deps: IdentityDeps): void {
 
   app.get('/agent/auth.md', (c) => c.body(authGuide(urls), 200, { 'content-type': 'text/markdown; charset=utf-8' }));
 
-  app.post('/agent/identity', async (c) => {
+  app.post('/agent/identity', deps.limiter.guard('registration'), async (c) => {
     const body = (await c.req.json().catch(() => undefined)) as { type?: unknown } | undefined;
     const type = body?.type;
     if (type === 'identity_assertion') return oauthError(c, 400, 'issuer_not_enabled', 'no identity issuer is trusted (the provider trust list is empty)');
@@ -102,7 +105,7 @@ export function registerIdentity(app: Hono, deps: IdentityDeps): void {
     });
   });
 
-  app.post('/oauth2/token', async (c) => {
+  app.post('/oauth2/token', deps.limiter.guard('token'), async (c) => {
     const form = await formBody(c);
     if (!form) return oauthError(c, 400, 'invalid_request', 'expected an application/x-www-form-urlencoded body');
     const grantType = form.get('grant_type');
@@ -119,7 +122,7 @@ export function registerIdentity(app: Hono, deps: IdentityDeps): void {
     });
   });
 
-  app.post('/oauth2/revoke', async (c) => {
+  app.post('/oauth2/revoke', deps.limiter.guard('token'), async (c) => {
     const form = await formBody(c);
     const token = form?.get('token');
     if (!token) return oauthError(c, 400, 'invalid_request', 'token is required');

@@ -1,9 +1,9 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Catalogue } from '../catalogue/index.ts';
 import { rankProducts } from '../catalogue/search.ts';
-import { toolDefinition } from './tools.ts';
+import { protocolError, toolDefinition } from './tools.ts';
 
 const SearchInput = z.object({
   query: z.string().max(500).default('').describe('What you need, in words (e.g. "wallet transfers on base"); empty lists every tool'),
@@ -26,7 +26,7 @@ export const SEARCH_TOOLS: Tool = {
 export function searchTools(catalogue: Catalogue, args: unknown): CallToolResult {
   const parsed = SearchInput.safeParse(args);
   if (!parsed.success) {
-    throw new McpError(ErrorCode.InvalidParams, `invalid arguments for search_tools: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
+    throw protocolError(ErrorCode.InvalidParams, `invalid arguments for search_tools: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
   }
   const { query, category, limit } = parsed.data;
   const candidates = catalogue.available('mcp').filter((p) => !category || p.category === category);

@@ -2,7 +2,8 @@ import type { Hono } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
+import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { readPaymentPayload } from '../payments/payment-payload.ts';
 import type { Catalogue } from '../catalogue/index.ts';
 import { ProductInputError, type AvailableProduct } from '../catalogue/types.ts';
 import { validate } from '../http/input.ts';
@@ -13,8 +14,10 @@ import type { Store } from '../store/types.ts';
 import type { ProofVerifier } from '../identity/proof-request.ts';
 import type { Origin, Telemetry } from '../telemetry/counters.ts';
 import { originOf } from '../telemetry/geo.ts';
+import { watchDelivery } from '../http/delivery.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
 import { searchTools, SEARCH_TOOLS } from './search-tools.ts';
-import { FREE_TIER_META, MCP_MANIFEST_VERSION, PAYMENT_META, PAYMENT_RESPONSE_META, paidTools, toolDefinition } from './tools.ts';
+import { FREE_TIER_META, MCP_MANIFEST_VERSION, PAYMENT_META, PAYMENT_RESPONSE_META, paidTools, protocolError, rethrowOnce, toolDefinition } from './tools.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 
 
@@ -31,6 +34,8 @@ export interface McpDeps {
   telemetry: Telemetry;
   log: Logger;
   serviceName: string;
+  /** Per-client limits of proof requests and free-tier calls. */
+  limiter: RateLimiter;
 }
 
 /**
@@ -44,15 +49,27 @@ export function registerMcp(app: Hono, deps: McpDeps): void {
   app.all('/mcp', async (c) => {
     const categories = parseCategories(c.req.query('categories'));
     const origin = new URL(deps.publicBaseUrl ?? new URL(c.req.url).origin);
-    const server = buildServer(deps, categories, origin, originOf(c, deps.trustedProxyHeader));
+    const caller: Caller = { origin: originOf(c, deps.trustedProxyHeader), key: deps.limiter.client(c), served: [] };
+    const server = buildServer(deps, categories, origin, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      const response = await transport.handleRequest(c.req.raw);
+      // A paid result counts as delivered once the JSON-RPC response is written in full.
+      for (const key of caller.served) watchDelivery(c, () => void deps.gate.undelivered(key));
+      return response;
     } finally {
       await server.close();
     }
   });
+}
+
+/** Who calls: the country for telemetry, the client key for per-client limits. */
+interface Caller {
+  origin: Origin;
+  key: string;
+  /** Payment keys of the results served in this HTTP request, watched until they are written. */
+  served: string[];
 }
 
 function parseCategories(raw: string | undefined): Set<string> | undefined {
@@ -60,7 +77,7 @@ function parseCategories(raw: string | undefined): Set<string> | undefined {
   return list && list.length > 0 ? new Set(list) : undefined;
 }
 
-function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin: URL, client: Origin): Server {
+function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin: URL, client: Caller): Server {
   const server = new Server(
     { name: deps.serviceName, version: MCP_MANIFEST_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: 'Paid tools take x402 payments in _meta["x402/payment"]; search_tools finds tools by need.' },
@@ -73,8 +90,8 @@ function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin:
     const { name, arguments: args = {}, _meta: meta } = request.params;
     if (name === SEARCH_TOOLS.name) return searchTools(deps.catalogue, args);
     const product = tools.find((p) => p.mcp!.tool === name);
-    if (!product) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}`);
-    return callPaidTool(deps, product, args, meta ?? {}, origin, client);
+    if (!product) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${name}`);
+    return callPaidTool(deps, product, args, meta ?? {}, origin, client).catch(rethrowOnce);
   });
   return server;
 }
@@ -85,7 +102,7 @@ async function callPaidTool(
   args: unknown,
   meta: Record<string, unknown>,
   origin: URL,
-  client: Origin,
+  client: Caller,
 ): Promise<CallToolResult> {
   const payment = meta[PAYMENT_META];
   const tool = product.mcp!.tool;
@@ -96,15 +113,31 @@ async function callPaidTool(
   }
   if (!deps.rail.ready || !deps.store.healthy) return toolError('payment service unavailable: nothing was charged; retry later');
 
-  if (product.requiresProof) {
-    // Same route-scoped proof as the HTTP route, over the same body (the tool's arguments).
-    const route = `${product.http!.method} ${product.http!.path}`;
-    const check = await deps.proofs.check(route, args, { consume: payment !== undefined });
-    if (!check.ok) {
-      const request = { ...(await deps.proofs.proofRequest(route, args)), error: check.reason };
-      return { isError: true, structuredContent: request, content: [{ type: 'text', text: JSON.stringify(request) }] };
-    }
+  if (!product.requiresProof) return paidTool(deps, product, input.value, meta, origin, client);
+  // Same route-scoped proof as the HTTP route, over the same body (the tool's arguments). A paid call
+  // holds the proof's nonce: spent only if it is served, given back otherwise.
+  const route = `${product.http!.method} ${product.http!.path}`;
+  const check = await deps.proofs.check(route, args, { hold: payment !== undefined });
+  if (!check.ok) {
+    const limited = await deps.limiter.take('proof', client.key);
+    if (limited) return toolError(`too many proof requests from this client; retry after ${limited.headers.get('retry-after')} s`);
+    const request = { ...(await deps.proofs.proofRequest(route, args, client.key)), error: check.reason };
+    return { isError: true, structuredContent: request, content: [{ type: 'text', text: JSON.stringify(request) }] };
   }
+  let served = false;
+  try {
+    const result = await paidTool(deps, product, input.value, meta, origin, client);
+    served = !result.isError;
+    return result;
+  } finally {
+    if (payment !== undefined) await deps.proofs.finish(check.nonce, served);
+  }
+}
+
+/** A paid tool call once its arguments (and proof, if it needs one) passed: quote, free tier or gate. */
+async function paidTool(deps: McpDeps, product: AvailableProduct, input: unknown, meta: Record<string, unknown>, origin: URL, client: Caller): Promise<CallToolResult> {
+  const payment = meta[PAYMENT_META];
+  const tool = product.mcp!.tool;
   const resourceUrl = `mcp://tool/${tool}`;
   const quote = (error: string) => {
     const required = deps.rail.paymentRequired(product, 'mcp', resourceUrl, error);
@@ -115,7 +148,9 @@ async function callPaidTool(
   if (payment === undefined) {
     const proof = meta[SIGN_IN_WITH_X];
     if (product.freeTier && proof !== undefined) {
-      const free = await deps.freeTier.serve(product, input.value, proof, resourceUrl, origin);
+      const limited = await deps.limiter.take('free', client.key);
+      if (limited) return toolError(`too many free calls from this client; retry after ${limited.headers.get('retry-after')} s`);
+      const free = await deps.freeTier.serve(product, input, proof, resourceUrl, origin);
       if (free.status === 'denied') return paymentRequired(quote(free.reason));
       if (free.status === 'product_failed') return productFailure(deps, tool, free.error);
       return {
@@ -124,17 +159,19 @@ async function callPaidTool(
         _meta: { [FREE_TIER_META]: { wallet: free.wallet, ...(free.remaining !== undefined ? { remaining_today: free.remaining } : {}) } },
       };
     }
-    deps.telemetry.challenge(endpointKey(product, 'mcp'), client);
+    deps.telemetry.challenge(endpointKey(product, 'mcp'), client.origin);
     return paymentRequired(quote('payment_required'));
   }
-  if (!isPaymentPayload(payment)) {
+  const payload = readPaymentPayload(payment);
+  if (!payload) {
     deps.telemetry.failure(endpointKey(product, 'mcp'), 'payment_processing_error', 'invalid_payment_payload', undefined);
     return paymentRequired(quote('invalid_payment_payload'));
   }
 
-  const result = await deps.gate.execute({ product, surface: 'mcp', payload: payment, resource: resourceUrl, input: input.value, origin: client });
+  const result = await deps.gate.execute({ product, surface: 'mcp', payload, resource: resourceUrl, input, origin: client.origin });
   switch (result.status) {
     case 'served':
+      client.served.push(result.paymentKey);
       return {
         content: [{ type: 'text', text: JSON.stringify(result.output) }],
         ...(isObject(result.output) ? { structuredContent: result.output } : {}),
@@ -148,6 +185,8 @@ async function callPaidTool(
       return toolError(`${result.detail}. Nothing was charged; retry later`);
     case 'pending':
       return toolError('the settlement was submitted but not confirmed in time; no result was released. Retry the same payment later to collect the result once it is confirmed');
+    case 'conflict':
+      return toolError(`idempotency conflict: ${result.detail}; nothing was charged`);
   }
 }
 
@@ -169,11 +208,6 @@ function paymentRequired(required: PaymentRequired, settlement?: SettleResponse)
 
 function toolError(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
-}
-
-function isPaymentPayload(value: unknown): value is PaymentPayload {
-  const p = value as PaymentPayload;
-  return isObject(p) && typeof p.x402Version === 'number' && isObject(p.accepted) && isObject(p.payload);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

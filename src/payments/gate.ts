@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { FacilitatorTimeoutError } from '@x402/core/server';
+import { extractPaymentIdentifier, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
+import { canonicalJson } from '../canonical-json.ts';
 import { SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { ProductRunner } from '../products/runner.ts';
@@ -54,7 +57,10 @@ export interface ExternalPaidCall {
 }
 
 export type GateResult =
-  | { status: 'served'; output: unknown; settlement: SettleResponse }
+  /** `paymentKey`: the door reports through `undelivered(paymentKey)` a response that did not reach the caller. */
+  | { status: 'served'; output: unknown; settlement: SettleResponse; paymentKey: string; /** a stored result handed out again: not a new sale */ replay?: true }
+  /** The idempotency key was used with another payment or request (or its call is still running): 409, nothing charged. */
+  | { status: 'conflict'; detail: string; inProgress: boolean }
   | { status: 'payment_failed'; failure: PaymentFailure; settlement?: SettleResponse }
   | { status: 'product_failed'; error: unknown }
   /** Facilitator or database unreachable: nothing was charged; retry later. */
@@ -71,8 +77,13 @@ export interface GateDeps {
   reconciler: Reconciler;
   /** Owner recorded on reservations (this process). */
   instanceId: string;
+  /** How long a settled result that did not reach its caller stays redeemable with the same payment. */
+  redeemWindowMs: number;
   clock?: () => Date;
 }
+
+/** Results larger than this are not kept for redemption; a redeemed call then runs the product again. */
+const MAX_STORED_RESPONSE_BYTES = 1024 * 1024;
 
 /** Facilitator reasons that mean "broadcast, not yet confirmed" rather than a definite failure. */
 const PENDING_REASONS = new Set(['settlement_pending', 'transaction_pending', 'settlement_timeout']);
@@ -99,6 +110,56 @@ export class PaymentGate {
     return this.counted(endpointKey(call.product, call.surface), call.origin, call.terms.amount, () => this.executeExternalUncounted(call));
   }
 
+  /**
+   * Idempotent retries (x402 `payment-identifier` here; MPP's `Idempotency-Key` in its door, through
+   * claimIdempotency and finishIdempotency): the first call with a key
+   * claims it; once served, the same key with the same payment and the same request gets the stored
+   * response and original settlement again, free, until the key expires (the redeem window). The same
+   * key with another payment or request is a conflict. Only the holder of the signed payment can
+   * present it, so nobody else can read a stored response. A call not served frees its key.
+   */
+  private async idempotent(id: string | undefined, paymentKey: string, digest: string, run: () => Promise<GateResult>): Promise<GateResult> {
+    if (id === undefined) return run();
+    const claim = await this.claimIdempotency(id, paymentKey, digest);
+    if (claim !== 'claimed') return claim;
+    let result: GateResult | undefined;
+    try {
+      result = await run();
+      return result;
+    } finally {
+      await this.finishIdempotency(id, result);
+    }
+  }
+
+  /**
+   * Claims an idempotency key for a payment and request. Already claimed: the stored result (served
+   * again, free) when payment and request match and the call was served, else a conflict.
+   */
+  async claimIdempotency(id: string, paymentKey: string, digest: string): Promise<'claimed' | GateResult> {
+    const claim = await this.deps.store.claimIdempotency({ id, paymentKey, requestDigest: digest, expiresAt: new Date(this.now().getTime() + this.deps.redeemWindowMs) });
+    if (claim.claimed) return 'claimed';
+    const record = claim.record;
+    if (record.paymentKey !== paymentKey || record.requestDigest !== digest) {
+      return { status: 'conflict', detail: 'this idempotency key was used with another payment or another request', inProgress: false };
+    }
+    if (record.response === undefined || record.settlement === undefined) {
+      return { status: 'conflict', detail: 'the call with this idempotency key is still in progress', inProgress: true };
+    }
+    return { status: 'served', output: JSON.parse(record.response), settlement: JSON.parse(record.settlement) as SettleResponse, paymentKey, replay: true };
+  }
+
+  /** Stores a served result under its key; any other outcome (nothing charged) frees the key. */
+  async finishIdempotency(id: string, result: GateResult | undefined): Promise<void> {
+    const { store } = this.deps;
+    if (result?.status === 'served') {
+      await store.completeIdempotency(id, JSON.stringify(result.output ?? null), JSON.stringify(result.settlement)).catch((error: unknown) =>
+        this.deps.log.error({ err: describeError(error) }, 'idempotent response could not be stored; a retry with this key will get a conflict'),
+      );
+    } else {
+      await store.releaseIdempotency(id).catch(() => undefined);
+    }
+  }
+
   /** Runs one paid call and counts its outcome; an unreachable database is `unavailable`, nothing charged. */
   private async counted(endpoint: string, origin: Origin | undefined, signedAmount: string, run: () => Promise<GateResult>): Promise<GateResult> {
     const result = await run().catch((error: unknown): GateResult => {
@@ -108,7 +169,7 @@ export class PaymentGate {
       }
       throw error;
     });
-    if (result.status === 'served') {
+    if (result.status === 'served' && !result.replay) {
       // `exact` settlements do not echo the amount: it is the one signed.
       this.deps.telemetry.paid(endpoint, result.settlement.amount ?? signedAmount, result.settlement.payer ?? 'unknown', origin);
     } else if (result.status === 'payment_failed') {
@@ -144,20 +205,29 @@ export class PaymentGate {
       }
       finished = true;
       const payer = terms.payer ?? 'unknown';
-      await this.recordLedger({ paymentKey: call.key, payer, network: terms.network, scheme: terms.scheme, amount: terms.amount, asset: terms.asset, payTo: terms.payTo, txHash: reference, product: call.product.id, surface: call.surface, settledAt: this.now() });
+      await this.recordLedger({ paymentKey: call.key, payer, network: terms.network, scheme: terms.scheme, amount: terms.amount, asset: terms.asset, payTo: terms.payTo, txHash: reference, product: call.product.id, surface: call.surface, settledAt: this.now() }, output);
       const settlement: SettleResponse = { success: true, transaction: reference, network: terms.network as SettleResponse['network'], payer, amount: terms.amount };
-      return { status: 'served', output, settlement };
+      return { status: 'served', output, settlement, paymentKey: call.key };
     } finally {
       if (!finished) await store.releasePayment(call.key).catch(() => undefined);
     }
   }
 
   private async executeUncounted(call: PaidCall): Promise<GateResult> {
-    const { rail, store } = this.deps;
     const { product, surface, payload } = call;
     if (!call.requirements && call.resource !== undefined && !resourceMatches(call.resource, payload.resource)) {
       return failed('payment_requirement_not_accepted', payload.resource ? 'payment_resource_mismatch' : 'payment_resource_missing', payload.accepted?.network);
     }
+    const identifier = paymentIdentifierOf(payload);
+    if (!identifier.valid) return failed('payment_processing_error', 'invalid_payment_identifier', payload.accepted.network);
+    const digest = requestDigest(call.resource ?? endpointKey(product, surface), call.input);
+    return this.idempotent(identifier.id, paymentKey(payload), digest, () => this.settleCall(call));
+  }
+
+  /** Match, reserve, verify, run, settle, record: one paid call whose payment names this resource. */
+  private async settleCall(call: PaidCall): Promise<GateResult> {
+    const { rail, store } = this.deps;
+    const { product, surface, payload } = call;
     const requirements = call.requirements ?? rail.match(product, surface, payload);
     if (!requirements) return failed('payment_requirement_not_accepted', 'no_matching_payment_requirements', payload.accepted?.network);
 
@@ -207,8 +277,8 @@ export class PaymentGate {
         product: product.id,
         surface,
         settledAt: this.now(),
-      });
-      return { status: 'served', output, settlement };
+      }, output);
+      return { status: 'served', output, settlement, paymentKey: key };
     } finally {
       // Anything that did not settle or park as pending charged nothing: the authorization is free again.
       if (!finished) await store.releasePayment(key).catch(() => undefined);
@@ -236,6 +306,11 @@ export class PaymentGate {
     return failed('payment_verification_failed', 'payment_already_in_progress', network);
   }
 
+  /**
+   * Hands a settled, undelivered payment its one response: the stored result when there is one (the
+   * very result that was paid for), else the product is run again (a result settled by the
+   * reconciler after a crash, or one too large to keep).
+   */
   private async redeem(call: PaidCall, key: string): Promise<GateResult> {
     const { store } = this.deps;
     const entry = await store.settlement(key);
@@ -243,12 +318,26 @@ export class PaymentGate {
       return failed('payment_verification_failed', 'payment_already_used', call.payload.accepted.network);
     }
     try {
-      const output = await this.run(call, entry.payer);
+      const stored = await store.storedResponse(key);
+      const output = stored !== undefined ? JSON.parse(stored) : await this.run(call, entry.payer);
       const settlement: SettleResponse = { success: true, transaction: entry.txHash, network: entry.network as SettleResponse['network'], payer: entry.payer, amount: entry.amount };
-      return { status: 'served', output, settlement };
+      return { status: 'served', output, settlement, paymentKey: key, replay: true };
     } catch (error) {
       await store.unclaimDelivery(key);
       return { status: 'product_failed', error };
+    }
+  }
+
+  /**
+   * A served response did not reach its caller (the connection closed before it was written): the
+   * payment is owed that response again, once, for the redeem window.
+   */
+  async undelivered(paymentKey: string): Promise<void> {
+    try {
+      await this.deps.store.unclaimDelivery(paymentKey);
+      this.deps.log.warn({ paymentKey }, 'paid response not delivered (connection closed); redeemable with the same payment');
+    } catch (error) {
+      this.deps.log.error({ paymentKey, err: describeError(error) }, 'could not mark an undelivered response redeemable');
     }
   }
 
@@ -345,10 +434,13 @@ export class PaymentGate {
    * A settled payment must reach the ledger: retry briefly; if the database stays away, the row stays
    * `settling` and the reconciler writes it from the chain later. The caller gets the response either way.
    */
-  private async recordLedger(entry: LedgerEntry): Promise<void> {
+  private async recordLedger(entry: LedgerEntry, output: unknown): Promise<void> {
+    const json = JSON.stringify(output);
+    const response = json !== undefined && Buffer.byteLength(json) <= MAX_STORED_RESPONSE_BYTES ? json : undefined;
+    const redeemableUntil = new Date(this.now().getTime() + this.deps.redeemWindowMs);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.deps.store.recordSettlement(entry, { delivered: true });
+        await this.deps.store.recordSettlement(entry, { delivered: true, response, redeemableUntil });
         return;
       } catch (error) {
         if (attempt >= 3) {
@@ -367,6 +459,20 @@ export class PaymentGate {
 
 function failed(category: FailureCategory, reason: string, network?: string): GateResult {
   return { status: 'payment_failed', failure: { category, reason: publicReason(reason, category), network } };
+}
+
+/** The `payment-identifier` extension's id, when the payload carries one; `valid: false` for a malformed one. */
+function paymentIdentifierOf(payload: PaymentPayload): { id?: string; valid: boolean } {
+  // Clients echo the 402's declaration (no id) when they do not use the extension.
+  const declared = payload.extensions?.[PAYMENT_IDENTIFIER] as { info?: { id?: unknown } } | undefined;
+  if (declared?.info?.id === undefined) return { valid: true };
+  const id = extractPaymentIdentifier(payload, true);
+  return id === null ? { valid: false } : { id, valid: true };
+}
+
+/** What an idempotency key binds besides the payment: the resource (or door) and the exact input. */
+export function requestDigest(resource: string, input: unknown): string {
+  return createHash('sha256').update(`${resource}\n${canonicalJson(input ?? null)}`).digest('hex');
 }
 
 /**

@@ -11,6 +11,8 @@ export interface ReconcilerOptions {
   ownerTimeoutMs: number;
   /** No call takes longer than this: even a live owner's reservation is an orphan after it. */
   inFlightTimeoutMs: number;
+  /** How long a payment settled without a delivered response stays redeemable; unbounded when unset. */
+  redeemWindowMs?: number;
   /** Extra seconds after `validBefore` before an unused authorization is declared failed (clock skew). */
   expiryMarginSeconds?: number;
   clock?: () => Date;
@@ -120,7 +122,7 @@ export class Reconciler {
             surface: row.surface,
             settledAt: this.now(),
           },
-          { delivered: false },
+          this.owed(),
         );
         this.log.warn({ product: row.product, txHash: transfer.txHash }, 'payment settled without a delivered response; the payer may collect it with the same payment');
         return 'settled';
@@ -153,7 +155,7 @@ export class Reconciler {
       if (await chain.permit2NonceUsed(permit.owner, permit.nonce)) {
         await this.store.recordSettlement(
           { paymentKey: row.key, payer: row.payer ?? permit.owner, network: row.network, scheme: row.scheme, amount: row.amount, asset: row.asset, payTo: row.payTo, txHash: row.txHash ?? '', product: row.product, surface: row.surface, settledAt: this.now() },
-          { delivered: false },
+          this.owed(),
         );
         this.log.warn({ product: row.product, amount: row.amount }, 'upto payment settled without a delivered response; the payer may collect it with the same payment');
         return 'settled';
@@ -168,6 +170,12 @@ export class Reconciler {
   private isOrphan(row: UnresolvedPayment, live: Set<string>): boolean {
     if (this.now().getTime() - row.updatedAt.getTime() > this.options.inFlightTimeoutMs) return true;
     return !live.has(row.owner);
+  }
+
+  /** A settlement found on chain after the fact: its response is owed once, within the redeem window. */
+  private owed(): { delivered: false; redeemableUntil?: Date } {
+    const window = this.options.redeemWindowMs;
+    return { delivered: false, ...(window !== undefined ? { redeemableUntil: new Date(this.now().getTime() + window) } : {}) };
   }
 
   private now(): Date {

@@ -4,6 +4,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { UptoEvmScheme } from '@x402/evm/upto/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { AvailableProduct, NetworkFamily, Product, Surface } from '../catalogue/types.ts';
 import { priceFor } from '../catalogue/index.ts';
 import { inputJsonSchema, outputJsonSchema } from '../catalogue/json-schema.ts';
@@ -159,7 +160,9 @@ export class X402Rail {
         );
       }
     }
-    return { accepts, excluded, extensions: bazaarExtension(product, surface), description: product.description };
+    // payment-identifier: a client may send an idempotency id with its payment (see gate.ts, `idempotent`).
+    const extensions = { ...bazaarExtension(product, surface), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
+    return { accepts, excluded, extensions, description: product.description };
   }
 
   /** Configured networks this product does not offer on this surface, with the reason. */

@@ -1,7 +1,10 @@
 /**
  * Batch extraction products: up to 10 URLs in one paid call, fetched with bounded concurrency
- * through the safe fetcher, one result (or failure) per URL, one payment for the whole batch, and
- * no charge at all when every URL failed.
+ * through the safe fetcher, one result (or failure, with the status web_extract would have answered)
+ * per URL, one flat payment for the whole batch. The batch is charged when at least one URL was
+ * extracted (its failures are part of the answer and cost nothing more); when every URL failed
+ * nothing is charged: 422 when every failure was the caller's target, else 502. A job schema that
+ * does not compile is malformed input: 400 before anything is fetched.
  *
  * What is extracted from a URL: a JSON answer is the data itself; any other page is its extraction
  * record (the web-extract fields: url, title, content, markdown, description, links, metadata). With
@@ -27,16 +30,19 @@ export interface BatchResult {
 
 export async function batchExtract(input: { jobs: { url: string; schema: Record<string, unknown> }[] }, ctx: ProductContext): Promise<BatchResult> {
   const ajv = addFormats.default(new Ajv2020({ allErrors: true, strict: false }));
-  return runBatch(input.jobs, ctx, async (job) => {
-    const data = await extract(job.url, ctx);
-    let validate;
+  // Every schema is compiled before anything is fetched: a malformed one refuses the whole call.
+  const validators = input.jobs.map((job, i) => {
     try {
-      validate = ajv.compile(job.schema);
+      return ajv.compile(job.schema);
     } catch (error) {
-      throw new ProductInputError(`the job's schema is not a valid JSON Schema: ${(error as Error).message}`, 400);
+      throw new ProductInputError(`the job's schema is not a valid JSON Schema: ${(error as Error).message}`, 400, `jobs.${i}.schema`);
     }
-    const valid = validate(data) as boolean;
-    return { data, valid, schema_errors: valid ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`) };
+  });
+  const jobs = input.jobs.map((job, i) => ({ url: job.url, validate: validators[i]! }));
+  return runBatch(jobs, ctx, 'jobs', async (job) => {
+    const data = await extract(job.url, ctx);
+    const valid = job.validate(data) as boolean;
+    return { data, valid, schema_errors: valid ? [] : (job.validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`) };
   });
 }
 
@@ -44,6 +50,7 @@ export async function batchUrlJson(input: { urls: string[] }, ctx: ProductContex
   return runBatch(
     input.urls.map((url) => ({ url })),
     ctx,
+    'urls',
     async (job) => ({ data: await extract(job.url, ctx) }),
   );
 }
@@ -63,6 +70,7 @@ async function extract(url: string, ctx: ProductContext): Promise<unknown> {
 async function runBatch<J extends { url: string }>(
   jobs: J[],
   ctx: ProductContext,
+  field: string,
   work: (job: J) => Promise<{ data: unknown; valid?: boolean; schema_errors?: string[] }>,
 ): Promise<BatchResult> {
   const results: BatchItem[] = new Array(jobs.length);
@@ -83,9 +91,11 @@ async function runBatch<J extends { url: string }>(
   );
   const failed = results.filter((r) => !r.ok).length;
   if (failed === results.length) {
-    // Nothing was delivered: refuse, so the payment is not settled.
+    // Nothing was delivered: refuse, so the payment is not settled. All the caller's targets: 422;
+    // any site that failed or did not answer: 502 (a retry may deliver).
     const reasons = results.map((r) => (r.ok ? '' : `${r.url}: ${r.error.message}`)).join('; ');
-    throw new ProductInputError(`every URL failed (${reasons})`, 422, 'urls');
+    const callers = results.every((r) => !r.ok && r.error.status < 500);
+    throw new ProductInputError(`every URL failed (${reasons})`, callers ? 422 : 502, field);
   }
   return { results, succeeded: results.length - failed, failed, extracted_at: ctx.now.toISOString() };
 }

@@ -11,13 +11,19 @@
  * `payment_required` is a 402 answer; `payment_accepted` says the 402 carries a well-formed payment
  * challenge a standard client could pay (x402 v2 `PAYMENT-REQUIRED`, an x402 v1 body with `accepts`,
  * or MPP `WWW-Authenticate: Payment`). The evaluation itself never pays.
+ *
+ * Charging: whatever the target answers, or its failing to answer, is the evaluation the caller
+ * paid for (charged): an HTTP 500, a refused connection or a timeout on a name that resolves is
+ * reported in `status` (0 without an answer) and `failure_reason`. A target that is malformed,
+ * refused by the address policy or whose name does not resolve was never evaluated: 422 (field
+ * `target_url`), not charged.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { ProductInputError, type ProductContext } from '../catalogue/types.ts';
 import { SafeFetchError, type SafeResponse } from '../providers/safe-fetch.ts';
-import { fetchFailure } from './web-extract.ts';
+import { fetchFailure, isCallerTarget } from './web-extract.ts';
 
 export interface TaskAssertions {
   expect_status?: number | number[];
@@ -64,18 +70,21 @@ export async function evaluateEndpoint(input: EvaluationInput, ctx: ProductConte
     headers['content-type'] ??= 'application/json';
   }
 
+  // A schema that does not compile is malformed input: refused before the target is called.
+  const validate = input.task_assertions?.json_schema ? compileSchema(input.task_assertions.json_schema) : undefined;
+
   let response: SafeResponse;
   try {
     response = await ctx.fetch(input.target_url, { method, headers, body, followRedirects: false });
   } catch (error) {
     if (!(error instanceof SafeFetchError)) throw error;
-    // A refused or malformed target is the caller's input; an unreachable one is a finding.
-    if (error.code === 'blocked_address' || error.code === 'invalid_url') throw fetchFailure(error);
+    // A malformed, refused or unresolvable target is the caller's input; an unreachable one is a finding.
+    if (isCallerTarget(error)) throw fetchFailure(error, 'target_url');
     return { status: 0, payment_required: false, payment_accepted: false, response_valid: false, latency_ms: 0, schema_errors: [], failure_reason: `${error.code}: ${error.message}`, tested_at: testedAt };
   }
 
   const paymentRequired = response.status === 402;
-  const errors = checkAssertions(response, input.task_assertions ?? {});
+  const errors = checkAssertions(response, input.task_assertions ?? {}, validate);
   return {
     status: response.status,
     payment_required: paymentRequired,
@@ -88,7 +97,7 @@ export async function evaluateEndpoint(input: EvaluationInput, ctx: ProductConte
   };
 }
 
-function checkAssertions(response: SafeResponse, assertions: TaskAssertions): string[] {
+function checkAssertions(response: SafeResponse, assertions: TaskAssertions, validate: ValidateFunction | undefined): string[] {
   const errors: string[] = [];
   const expected = assertions.expect_status === undefined ? undefined : [assertions.expect_status].flat();
   if (expected ? !expected.includes(response.status) : !(response.status >= 200 && response.status < 300) && response.status !== 402) {
@@ -105,22 +114,24 @@ function checkAssertions(response: SafeResponse, assertions: TaskAssertions): st
   }
   const text = response.body.toString('utf8');
   if (assertions.body_contains !== undefined && !text.includes(assertions.body_contains)) errors.push(`body does not contain ${JSON.stringify(assertions.body_contains)}`);
-  if (assertions.json_schema) errors.push(...schemaErrors(text, assertions.json_schema));
+  if (validate) errors.push(...schemaErrors(text, validate));
   return errors;
 }
 
-function schemaErrors(text: string, schema: Record<string, unknown>): string[] {
+function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return addFormats.default(new Ajv2020({ allErrors: true, strict: false })).compile(schema);
+  } catch (error) {
+    throw new ProductInputError(`task_assertions.json_schema is not a valid JSON Schema: ${(error as Error).message}`, 400, 'task_assertions.json_schema');
+  }
+}
+
+function schemaErrors(text: string, validate: ValidateFunction): string[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     return ['body is not JSON'];
-  }
-  let validate;
-  try {
-    validate = addFormats.default(new Ajv2020({ allErrors: true, strict: false })).compile(schema);
-  } catch (error) {
-    throw new ProductInputError(`task_assertions.json_schema is not a valid JSON Schema: ${(error as Error).message}`, 400, 'task_assertions.json_schema');
   }
   if (validate(json)) return [];
   return (validate.errors ?? []).map((e) => `body${e.instancePath || ''} ${e.message ?? 'is invalid'}`);

@@ -6,6 +6,9 @@
  *   it offers (from its page), its payment signals (x402 catalogue, OpenAPI, a paid route's
  *   challenge), trust signals (HTTPS, policy and contact links, readiness score) and, for each
  *   signal, the evidence URL it came from.
+ * Both are charged only once the page is extracted (fetchPage draws the line: the caller's target
+ * 422, a failing site 502/504); the packet's audit of the site then only adds findings, unless the
+ * site answers none of its requests (502/504, see x402-audit.ts).
  */
 import type { ProductContext } from '../catalogue/types.ts';
 import { extractPage, fetchPage } from './web-extract.ts';

@@ -2,6 +2,8 @@
  * Routing products (route_task, agent_route, mpp_route): which of the tools on sale best fits a task.
  * The ranking is the catalogue's own word-overlap search, so every recommendation is a tool a caller
  * can call right now, with its real price. A free call returns fewer results than a paid one.
+ * Nothing is fetched: every well-formed task is answered and charged, an empty list when nothing on
+ * sale fits (or nothing fits `max_price`); a task with no words is refused by the input schema.
  */
 import { rankProducts } from '../catalogue/search.ts';
 import type { AvailableProduct, ProductContext } from '../catalogue/types.ts';

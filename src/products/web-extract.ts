@@ -35,22 +35,40 @@ export async function webExtract(input: { url: string }, ctx: ProductContext): P
   return extractPage(response, ctx.now);
 }
 
-/** Fetches through the safe fetcher; what goes wrong is the caller's target, so nothing is charged. */
-export async function fetchPage(url: string, ctx: ProductContext): Promise<SafeResponse> {
+/**
+ * Fetches a page through the safe fetcher. Only a page with content is charged: a target that is
+ * malformed, refused, unresolvable or missing (an HTTP 4xx answer) is the caller's input (422); a
+ * site that fails, is unreachable or times out (HTTP 5xx, 408, 429, no answer) is the upstream's
+ * failure (502/504). Either way nothing is settled.
+ */
+export async function fetchPage(url: string, ctx: ProductContext, field = 'url'): Promise<SafeResponse> {
   let response: SafeResponse;
   try {
     response = await ctx.fetch(url, { headers: { accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8' } });
   } catch (error) {
-    if (error instanceof SafeFetchError) throw fetchFailure(error);
+    if (error instanceof SafeFetchError) throw fetchFailure(error, field);
     throw error;
   }
-  if (response.status >= 400) throw new ProductInputError(`the page answered HTTP ${response.status}`, 422, 'url');
+  if (response.status >= 400) {
+    const upstream = response.status >= 500 || response.status === 408 || response.status === 429;
+    throw new ProductInputError(`the page answered HTTP ${response.status}`, upstream ? 502 : 422, field);
+  }
   return response;
 }
 
-export function fetchFailure(error: SafeFetchError): ProductInputError {
+/**
+ * A fetch that got no usable answer, as the problem the caller gets (nothing is settled): the
+ * caller's target (malformed, refused, unresolvable, a redirect loop, too large) is 422; no answer
+ * from a name that resolves is the upstream's failure, 504 on a timeout, else 502.
+ */
+export function fetchFailure(error: SafeFetchError, field = 'url'): ProductInputError {
   const status = error.code === 'timeout' ? 504 : error.code === 'network_error' ? 502 : 422;
-  return new ProductInputError(error.message, status, 'url');
+  return new ProductInputError(error.message, status, field);
+}
+
+/** Whether a fetch failed because of the target the caller named (malformed, refused by policy, or a name that does not resolve). */
+export function isCallerTarget(error: SafeFetchError): boolean {
+  return error.code === 'invalid_url' || error.code === 'blocked_address' || error.code === 'unresolvable_host';
 }
 
 export function extractPage(response: SafeResponse, now: Date): ExtractedPage {

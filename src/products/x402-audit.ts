@@ -1,13 +1,21 @@
 /**
  * x402_endpoint_verify (is this URL's 402 a correct x402 challenge?) and agent_readiness_audit
  * (can an agent discover and pay this service?). Both only read, through the safe fetcher.
+ *
+ * Charging: both judge what the target answers, so both are charged once it answered over HTTP,
+ * whatever the status (a 500 is judged like any other answer). A target that is malformed, refused
+ * by the address policy or whose name does not resolve is the caller's input: 422 (field `url`),
+ * not charged. A target that resolves but gives no HTTP answer at all (connection refused or reset,
+ * timeout) leaves nothing to judge: 502, or 504 on a timeout, not charged. For the audit this is
+ * about the service's origin; a single document or listed route that fails once the origin has
+ * answered is a finding of the audit.
  */
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { ProductContext } from '../catalogue/types.ts';
 import { SafeFetchError, type SafeResponse } from '../providers/safe-fetch.ts';
-import { fetchFailure } from './web-extract.ts';
+import { fetchFailure, isCallerTarget } from './web-extract.ts';
 
 export interface Finding {
   severity: 'error' | 'warning' | 'info';
@@ -34,6 +42,7 @@ export async function verifyX402Endpoint(input: { url: string; method?: 'GET' | 
   return { url: response.url, ...judgeChallenge(response), checked_at: ctx.now.toISOString() };
 }
 
+/** The one probe of verify: any HTTP answer is judged; no answer is a problem (see the charging note above). */
 async function probe(url: string, method: string, ctx: ProductContext): Promise<SafeResponse> {
   try {
     return await ctx.fetch(url, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
@@ -104,7 +113,8 @@ export interface ReadinessAudit {
   missing: string[];
   findings: Finding[];
   fixes: string[];
-  documents: Record<string, { url: string; status: number | null }>;
+  /** Each document fetched: its HTTP status, or null and `error` (the fetcher's code) when it got no answer. */
+  documents: Record<string, { url: string; status: number | null; error?: string }>;
   audited_at: string;
 }
 
@@ -120,18 +130,27 @@ export async function auditAgentReadiness(input: { url: string }, ctx: ProductCo
   const documents: ReadinessAudit['documents'] = {};
   let score = 0;
   const miss = (check: string, message: string, fix: string) => findings.push({ severity: 'error', check, message, fix });
+  let originAnswered = false;
   const grab = async (name: string, path: string) => {
     const url = `${origin}${path}`;
     try {
       const response = await ctx.fetch(url, { headers: { accept: 'application/json, text/plain, */*' } });
       documents[name] = { url, status: response.status };
+      originAnswered = true;
       return response.status === 200 ? response : undefined;
     } catch (error) {
       if (!(error instanceof SafeFetchError)) throw error;
-      if (error.code === 'blocked_address' || error.code === 'invalid_url') throw fetchFailure(error);
-      documents[name] = { url, status: null };
+      documents[name] = { url, status: null, error: error.code };
+      // Nothing answered yet: is the origin itself there? If not, there is nothing to audit.
+      if (!originAnswered) await requireOrigin(origin, ctx);
+      originAnswered = true;
       return undefined;
     }
+  };
+  /** Why a document is missing: not served (its status), or no answer (the fetcher's code). */
+  const absent = (name: string, what: string) => {
+    const document = documents[name];
+    return document?.status === null ? `${what} could not be fetched (${document.error})` : `no ${what}`;
   };
   const json = (response: SafeResponse | undefined): Record<string, any> | undefined => {
     try {
@@ -143,7 +162,7 @@ export async function auditAgentReadiness(input: { url: string }, ctx: ProductCo
 
   const x402 = json(await grab('x402', '/.well-known/x402.json'));
   const resources: { url?: string; path?: string; method?: string; price?: unknown; networks?: unknown; payTo?: unknown }[] = Array.isArray(x402?.resources) ? x402.resources : [];
-  if (!x402) miss('x402.json', 'no /.well-known/x402.json payment catalogue', 'publish every paid route with method, path, price, networks and payTo');
+  if (!x402) miss('x402.json', absent('x402', '/.well-known/x402.json payment catalogue'), 'publish every paid route with method, path, price, networks and payTo');
   else {
     score += 10;
     if (resources.length > 0) score += 10;
@@ -153,7 +172,7 @@ export async function auditAgentReadiness(input: { url: string }, ctx: ProductCo
   }
 
   const openapi = json(await grab('openapi', '/openapi.json'));
-  if (!openapi) miss('openapi', 'no /openapi.json', 'publish an OpenAPI 3.1 document of the paid routes');
+  if (!openapi) miss('openapi', absent('openapi', '/openapi.json'), 'publish an OpenAPI 3.1 document of the paid routes');
   else {
     score += 10;
     if (typeof openapi.openapi === 'string' && openapi.openapi.startsWith('3.')) score += 5;
@@ -166,7 +185,7 @@ export async function auditAgentReadiness(input: { url: string }, ctx: ProductCo
   }
 
   const llms = await grab('llms', '/llms.txt');
-  if (!llms) miss('llms.txt', 'no /llms.txt', 'publish a Markdown summary for language models');
+  if (!llms) miss('llms.txt', absent('llms', '/llms.txt'), 'publish a Markdown summary for language models');
   else {
     score += 10;
     if (/^#\s+\S/m.test(llms.body.toString('utf8'))) score += 5;
@@ -213,4 +232,20 @@ export async function auditAgentReadiness(input: { url: string }, ctx: ProductCo
     documents,
     audited_at: ctx.now.toISOString(),
   };
+}
+
+/**
+ * Whether the audited origin answers at all: one request to its root, redirects not followed, so
+ * any HTTP answer counts. No answer ends the audit uncharged: a malformed, refused or unresolvable
+ * origin is the caller's input (422), a refused connection or a timeout the service's (502/504).
+ */
+async function requireOrigin(origin: string, ctx: ProductContext): Promise<void> {
+  try {
+    await ctx.fetch(`${origin}/`, { followRedirects: false });
+  } catch (error) {
+    if (!(error instanceof SafeFetchError)) throw error;
+    if (error.code === 'too_large') return; // it answered, at length
+    if (isCallerTarget(error)) throw fetchFailure(error);
+    throw fetchFailure(error.code === 'timeout' ? error : new SafeFetchError('network_error', `the service at ${origin} did not answer: ${error.message}`));
+  }
 }

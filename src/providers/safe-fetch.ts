@@ -10,7 +10,8 @@ import { PACKAGE_VERSION } from '../version.ts';
 export class SafeFetchError extends Error {
   override name = 'SafeFetchError';
   constructor(
-    readonly code: 'invalid_url' | 'blocked_address' | 'too_many_redirects' | 'timeout' | 'too_large' | 'network_error' | 'unsupported_content',
+    /** `unresolvable_host`: the name has no address (NXDOMAIN, no A/AAAA record, or the lookup could not be answered). */
+    readonly code: 'invalid_url' | 'blocked_address' | 'unresolvable_host' | 'too_many_redirects' | 'timeout' | 'too_large' | 'network_error' | 'unsupported_content',
     message: string,
   ) {
     super(message);
@@ -31,10 +32,27 @@ export interface FetchPolicy {
 
 export const DEFAULT_POLICY: FetchPolicy = { allowLoopback: false, timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024, maxRedirects: 5 };
 
-/** The policy of this process: the defaults, loopback only with PERCALL_FETCH_ALLOW_LOOPBACK=1, PERCALL_FETCH_TIMEOUT_MS. */
+/**
+ * The policy of this process: the defaults, loopback only with PERCALL_FETCH_ALLOW_LOOPBACK=1,
+ * PERCALL_FETCH_TIMEOUT_MS, and PERCALL_FETCH_ALLOW_ADDRESSES (comma-separated IP addresses allowed
+ * although not public; an invalid entry is a configuration error).
+ */
 export function policyFromEnv(env: NodeJS.ProcessEnv = process.env): FetchPolicy {
   const timeout = Number(env.PERCALL_FETCH_TIMEOUT_MS);
-  return { ...DEFAULT_POLICY, allowLoopback: env.PERCALL_FETCH_ALLOW_LOOPBACK === '1', ...(timeout > 0 ? { timeoutMs: timeout } : {}) };
+  const allowAddresses = (env.PERCALL_FETCH_ALLOW_ADDRESSES ?? '')
+    .split(',')
+    .map((entry) => entry.trim().replace(/^\[|\]$/g, ''))
+    .filter(Boolean)
+    .map((entry) => {
+      if (!ipaddr.isValid(entry)) throw new Error(`PERCALL_FETCH_ALLOW_ADDRESSES: not an IP address: ${entry}`);
+      return ipaddr.process(entry).toString();
+    });
+  return {
+    ...DEFAULT_POLICY,
+    allowLoopback: env.PERCALL_FETCH_ALLOW_LOOPBACK === '1',
+    ...(timeout > 0 ? { timeoutMs: timeout } : {}),
+    ...(allowAddresses.length > 0 ? { allowAddresses } : {}),
+  };
 }
 
 export interface SafeRequest {
@@ -179,9 +197,15 @@ function checkedLookup(policy: FetchPolicy): LookupFunction {
         if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
         callback(null, allowed[0]!.address, allowed[0]!.family);
       },
-      (error: Error) => callback(error as NodeJS.ErrnoException, '', 4),
+      (error: NodeJS.ErrnoException) => callback(unresolvable(hostname, error) ?? error, '', 4),
     );
   };
+}
+
+/** A lookup failure that means the name has no address (Node maps EAI_NONAME and EAI_NODATA to ENOTFOUND). */
+function unresolvable(hostname: string, error: NodeJS.ErrnoException): SafeFetchError | undefined {
+  if (error.code !== 'ENOTFOUND' && error.code !== 'EAI_AGAIN') return undefined;
+  return new SafeFetchError('unresolvable_host', `${hostname} does not resolve (${error.code})`);
 }
 
 function blocked(what: string): SafeFetchError {

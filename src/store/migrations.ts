@@ -111,6 +111,38 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       INSERT INTO telemetry_meta (key, value) VALUES ('observing_since', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
     `,
   },
+  {
+    version: 2,
+    sql: `
+      ALTER TABLE proof_nonces ADD COLUMN client text NOT NULL DEFAULT '';
+      ALTER TABLE proof_nonces ADD COLUMN issued_at timestamptz NOT NULL DEFAULT now();
+      ALTER TABLE proof_nonces ADD COLUMN held_until timestamptz;
+      CREATE INDEX proof_nonces_client_idx ON proof_nonces (client, route, expires_at);
+      CREATE INDEX proof_nonces_expires_idx ON proof_nonces (expires_at);
+      CREATE INDEX registrations_expires_idx ON registrations (expires_at);
+      CREATE INDEX revoked_tokens_expires_idx ON revoked_tokens (expires_at);
+      CREATE TABLE rate_limits (
+        bucket text NOT NULL,
+        client text NOT NULL,
+        window_start timestamptz NOT NULL,
+        hits integer NOT NULL,
+        PRIMARY KEY (bucket, client, window_start)
+      );
+      CREATE INDEX rate_limits_window_idx ON rate_limits (window_start);
+      ALTER TABLE payments ADD COLUMN response text;
+      ALTER TABLE payments ADD COLUMN redeemable_until timestamptz;
+      CREATE INDEX payments_response_idx ON payments (redeemable_until) WHERE response IS NOT NULL;
+      CREATE TABLE idempotency (
+        id text PRIMARY KEY,
+        payment_key text NOT NULL,
+        request_digest text NOT NULL,
+        response text,
+        settlement text,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX idempotency_expires_idx ON idempotency (expires_at);
+    `,
+  },
 ];
 
 /** Arbitrary constant identifying percall's migration lock. */

@@ -3,6 +3,8 @@ import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
 import type {
   CounterDelta,
   Hypothesis,
+  IdempotencyRecord,
+  IssuedNonce,
   LedgerEntry,
   NewHypothesis,
   PaymentReservation,
@@ -122,23 +124,24 @@ export class SqlStore implements Store {
     );
   }
 
-  async recordSettlement(e: LedgerEntry, options: { delivered: boolean }): Promise<void> {
+  async recordSettlement(e: LedgerEntry, options: { delivered: boolean; response?: string; redeemableUntil?: Date }): Promise<void> {
     // One statement, hence one atomic commit: the payment turns `settled` and gains its ledger row together.
     const inserted = await this.run<{ id: string }>(
       `WITH settled AS (
-         UPDATE payments SET state = 'settled', tx_hash = $8, detail = NULL, delivered = $12, updated_at = now()
+         UPDATE payments SET state = 'settled', tx_hash = $8, detail = NULL, delivered = $12, response = $13, redeemable_until = $14, updated_at = now()
          WHERE payment_key = $1 AND state <> 'settled' RETURNING payment_key
        )
        INSERT INTO ledger (payment_key, payer, network, scheme, amount, asset, pay_to, tx_hash, product, surface, settled_at)
        SELECT payment_key, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM settled RETURNING id`,
-      [e.paymentKey, e.payer, e.network, e.scheme, e.amount, e.asset, e.payTo, e.txHash, e.product, e.surface, e.settledAt, options.delivered],
+      [e.paymentKey, e.payer, e.network, e.scheme, e.amount, e.asset, e.payTo, e.txHash, e.product, e.surface, e.settledAt, options.delivered, options.response ?? null, options.redeemableUntil ?? null],
     );
     if (inserted.length !== 1) throw new Error(`no open reservation for settled payment ${e.paymentKey}`);
   }
 
   async claimDelivery(key: string): Promise<boolean> {
     const rows = await this.run(
-      `UPDATE payments SET delivered = true, updated_at = now() WHERE payment_key = $1 AND state = 'settled' AND NOT delivered RETURNING payment_key`,
+      `UPDATE payments SET delivered = true, updated_at = now()
+       WHERE payment_key = $1 AND state = 'settled' AND NOT delivered AND (redeemable_until IS NULL OR redeemable_until > now()) RETURNING payment_key`,
       [key],
     );
     return rows.length === 1;
@@ -146,6 +149,11 @@ export class SqlStore implements Store {
 
   async unclaimDelivery(key: string): Promise<void> {
     await this.run(`UPDATE payments SET delivered = false, updated_at = now() WHERE payment_key = $1 AND state = 'settled'`, [key]);
+  }
+
+  async storedResponse(key: string): Promise<string | undefined> {
+    const rows = await this.run<{ response: string | null }>(`SELECT response FROM payments WHERE payment_key = $1 AND redeemable_until > now()`, [key]);
+    return rows[0]?.response ?? undefined;
   }
 
   async paymentState(key: string): Promise<PaymentState | undefined> {
@@ -299,21 +307,96 @@ export class SqlStore implements Store {
     return (await this.run(`SELECT 1 FROM revoked_tokens WHERE jti = $1`, [jti])).length > 0;
   }
 
-  async issueProofNonce(nonce: string, route: string, expiresAt: Date): Promise<void> {
-    await this.run(
-      `WITH expired AS (DELETE FROM proof_nonces WHERE expires_at < now())
-       INSERT INTO proof_nonces (nonce, route, expires_at) VALUES ($1, $2, $3)`,
-      [nonce, route, expiresAt],
+  async issueProofNonce(r: { nonce: string; route: string; client: string; issuedAt: Date; expiresAt: Date; budget: number }): Promise<IssuedNonce> {
+    // Reuse the client's newest open nonce once its budget is used up; insert a new one otherwise.
+    const rows = await this.run<{ nonce: string; issued_at: Date | string; expires_at: Date | string }>(
+      `WITH open_nonces AS (
+         SELECT nonce, issued_at, expires_at FROM proof_nonces WHERE client = $3 AND route = $2 AND expires_at >= now()
+       ),
+       inserted AS (
+         INSERT INTO proof_nonces (nonce, route, client, issued_at, expires_at)
+         SELECT $1, $2, $3, $6, $4 WHERE (SELECT count(*) FROM open_nonces) < $5
+         RETURNING nonce, issued_at, expires_at
+       )
+       SELECT nonce, issued_at, expires_at FROM inserted
+       UNION ALL (SELECT nonce, issued_at, expires_at FROM open_nonces WHERE NOT EXISTS (SELECT 1 FROM inserted) ORDER BY issued_at DESC LIMIT 1)`,
+      [r.nonce, r.route, r.client, r.expiresAt, r.budget, r.issuedAt],
     );
+    const row = rows[0]!;
+    return { nonce: row.nonce, issuedAt: new Date(row.issued_at), expiresAt: new Date(row.expires_at) };
   }
 
   async proofNonceOpen(nonce: string, route: string): Promise<boolean> {
     return (await this.run(`SELECT 1 FROM proof_nonces WHERE nonce = $1 AND route = $2 AND expires_at >= now()`, [nonce, route])).length === 1;
   }
 
-  async consumeProofNonce(nonce: string, route: string): Promise<boolean> {
-    const rows = await this.run(`DELETE FROM proof_nonces WHERE nonce = $1 AND route = $2 AND expires_at >= now() RETURNING nonce`, [nonce, route]);
+  async holdProofNonce(nonce: string, route: string, holdMs: number): Promise<boolean> {
+    const rows = await this.run(
+      `UPDATE proof_nonces SET held_until = now() + $3 * interval '1 millisecond'
+       WHERE nonce = $1 AND route = $2 AND expires_at >= now() AND (held_until IS NULL OR held_until < now()) RETURNING nonce`,
+      [nonce, route, holdMs],
+    );
     return rows.length === 1;
+  }
+
+  async releaseProofNonce(nonce: string): Promise<void> {
+    await this.run(`UPDATE proof_nonces SET held_until = NULL WHERE nonce = $1`, [nonce]);
+  }
+
+  async consumeProofNonce(nonce: string): Promise<void> {
+    await this.run(`DELETE FROM proof_nonces WHERE nonce = $1`, [nonce]);
+  }
+
+  async hitRateLimit(bucket: string, client: string, windowSeconds: number): Promise<{ hits: number; resetAt: Date }> {
+    const [row] = await this.run<{ hits: number; window_start: Date | string }>(
+      `INSERT INTO rate_limits (bucket, client, window_start, hits)
+       VALUES ($1, $2, to_timestamp(floor(extract(epoch FROM now()) / $3) * $3), 1)
+       ON CONFLICT (bucket, client, window_start) DO UPDATE SET hits = rate_limits.hits + 1
+       RETURNING hits, window_start`,
+      [bucket, client, windowSeconds],
+    );
+    return { hits: Number(row!.hits), resetAt: new Date(new Date(row!.window_start).getTime() + windowSeconds * 1000) };
+  }
+
+  async claimIdempotency(c: { id: string; paymentKey: string; requestDigest: string; expiresAt: Date }): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }> {
+    const inserted = await this.run(
+      `WITH expired AS (DELETE FROM idempotency WHERE id = $1 AND expires_at < now())
+       INSERT INTO idempotency (id, payment_key, request_digest, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [c.id, c.paymentKey, c.requestDigest, c.expiresAt],
+    );
+    if (inserted.length === 1) return { claimed: true };
+    const [row] = await this.run<{ payment_key: string; request_digest: string; response: string | null; settlement: string | null }>(
+      `SELECT payment_key, request_digest, response, settlement FROM idempotency WHERE id = $1`,
+      [c.id],
+    );
+    // Released between the insert and this read: in flight as far as the caller can tell.
+    if (!row) return { claimed: false, record: { paymentKey: c.paymentKey, requestDigest: c.requestDigest } };
+    return {
+      claimed: false,
+      record: { paymentKey: row.payment_key, requestDigest: row.request_digest, ...(row.response !== null ? { response: row.response } : {}), ...(row.settlement !== null ? { settlement: row.settlement } : {}) },
+    };
+  }
+
+  async completeIdempotency(id: string, response: string, settlement: string): Promise<void> {
+    await this.run(`UPDATE idempotency SET response = $2, settlement = $3 WHERE id = $1`, [id, response, settlement]);
+  }
+
+  async releaseIdempotency(id: string): Promise<void> {
+    await this.run(`DELETE FROM idempotency WHERE id = $1 AND response IS NULL`, [id]);
+  }
+
+  async purgeExpired(): Promise<Record<string, number>> {
+    const purge = async (sql: string) => (await this.run(`${sql} RETURNING 1`)).length;
+    return {
+      registrations: await purge(`DELETE FROM registrations WHERE expires_at < now()`),
+      proof_nonces: await purge(`DELETE FROM proof_nonces WHERE expires_at < now()`),
+      revoked_tokens: await purge(`DELETE FROM revoked_tokens WHERE expires_at < now()`),
+      used_nonces: await purge(`DELETE FROM used_nonces WHERE used_at < now() - interval '1 day'`),
+      // Windows are at most a day long (see the rate-limit buckets).
+      rate_limits: await purge(`DELETE FROM rate_limits WHERE window_start < now() - interval '1 day'`),
+      idempotency: await purge(`DELETE FROM idempotency WHERE expires_at < now()`),
+      stored_responses: await purge(`UPDATE payments SET response = NULL WHERE response IS NOT NULL AND redeemable_until < now()`),
+    };
   }
 
   async addHypothesis(h: NewHypothesis): Promise<Hypothesis> {

@@ -81,6 +81,20 @@ export interface Hypothesis extends NewHypothesis {
   measuredValue: string | null;
 }
 
+export interface IdempotencyRecord {
+  paymentKey: string;
+  requestDigest: string;
+  /** Present once the call was served. */
+  response?: string;
+  settlement?: string;
+}
+
+export interface IssuedNonce {
+  nonce: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
 /** A counter increment; counters add up across instances. */
 export interface CounterDelta {
   metric: string;
@@ -119,12 +133,18 @@ export interface Store {
   markPending(key: string, detail: { txHash?: string; reason: string }): Promise<void>;
   /** The authorization can never execute (expired unused): final, nothing was charged. */
   markFailed(key: string, reason: string): Promise<void>;
-  /** Marks the payment settled and writes its ledger row, in one statement. */
-  recordSettlement(entry: LedgerEntry, options: { delivered: boolean }): Promise<void>;
-  /** Claims the one response a settled-but-undelivered payment is owed; true for exactly one caller. */
+  /**
+   * Marks the payment settled and writes its ledger row, in one statement. `response` (the JSON of
+   * the result) is kept until `redeemableUntil`, so a payer whose connection dropped collects the
+   * very same result with the same payment; after that time an undelivered payment is no longer owed.
+   */
+  recordSettlement(entry: LedgerEntry, options: { delivered: boolean; response?: string; redeemableUntil?: Date }): Promise<void>;
+  /** Claims the one response a settled-but-undelivered payment is owed (within its redeem window); true for exactly one caller. */
   claimDelivery(key: string): Promise<boolean>;
-  /** Gives a claim back when the response could not be produced after all. */
+  /** Gives a claim back: the response could not be produced, or was not delivered (the connection dropped). */
   unclaimDelivery(key: string): Promise<void>;
+  /** The stored result of a settled payment, while it is redeemable. */
+  storedResponse(key: string): Promise<string | undefined>;
   paymentState(key: string): Promise<PaymentState | undefined>;
   settlement(key: string): Promise<LedgerEntry | undefined>;
   /** Newest first. */
@@ -156,12 +176,40 @@ export interface Store {
   /** Revokes a token until it would have expired anyway; shared by all instances. */
   revokeToken(jti: string, expiresAt: Date): Promise<void>;
   isRevoked(jti: string): Promise<boolean>;
-  /** Records a proof-request nonce we issued for a route. */
-  issueProofNonce(nonce: string, route: string, expiresAt: Date): Promise<void>;
+  /**
+   * Issues a proof-request nonce for a route to a client, within a budget: while the client holds
+   * `budget` open nonces for the route, its newest one is returned again instead of a new row, so
+   * unproven requests cannot fill the store and a PROOF-REQUEST stays valid across retries.
+   */
+  issueProofNonce(request: { nonce: string; route: string; client: string; issuedAt: Date; expiresAt: Date; budget: number }): Promise<IssuedNonce>;
   /** Whether an issued nonce for the route is still unused and unexpired (does not spend it). */
   proofNonceOpen(nonce: string, route: string): Promise<boolean>;
-  /** Takes an issued, unexpired nonce for the route; exactly one caller ever gets true. */
-  consumeProofNonce(nonce: string, route: string): Promise<boolean>;
+  /**
+   * Holds an open nonce for one request (until `holdMs` from now, in case its owner dies); exactly one
+   * concurrent caller gets true. The request then spends it (served) or releases it (not served).
+   */
+  holdProofNonce(nonce: string, route: string, holdMs: number): Promise<boolean>;
+  releaseProofNonce(nonce: string): Promise<void>;
+  /** Spends a nonce for good. */
+  consumeProofNonce(nonce: string): Promise<void>;
+
+  /**
+   * Counts one request of a client in a fixed window of a rate-limit bucket, shared by all
+   * instances; returns the count so far in this window and when the window ends.
+   */
+  hitRateLimit(bucket: string, client: string, windowSeconds: number): Promise<{ hits: number; resetAt: Date }>;
+  /**
+   * Claims an idempotency key (x402 `payment-identifier`, MPP `Idempotency-Key`) for one payment and
+   * request; when it is already claimed, returns what was recorded under it (the stored response
+   * once the call was served).
+   */
+  claimIdempotency(claim: { id: string; paymentKey: string; requestDigest: string; expiresAt: Date }): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
+  /** Stores the served response (JSON) and settlement (JSON) under a claimed key. */
+  completeIdempotency(id: string, response: string, settlement: string): Promise<void>;
+  /** Frees a claimed key whose call was not served (nothing was charged). */
+  releaseIdempotency(id: string): Promise<void>;
+  /** Deletes what has expired: registrations, proof nonces, revocations, used nonces, old rate-limit windows, stored responses past their redeem window. */
+  purgeExpired(): Promise<Record<string, number>>;
 
   addHypothesis(h: NewHypothesis): Promise<Hypothesis>;
   /**

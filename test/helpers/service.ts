@@ -13,6 +13,8 @@ import { startService, type RunningService } from '../../src/runtime.ts';
 
 export const silentLog = createLogger('silent');
 
+export const RELAXED_RATE_LIMITS = 'registration=100000/h,token=100000/m,proof=100000/m,free=100000/m';
+
 export function tempDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'percall-test-'));
 }
@@ -32,7 +34,8 @@ export async function startTestService(options: {
   solanaDevChain?: SolanaDevChain;
 }): Promise<RunningService & { dataDir: string }> {
   const dataDir = options.dataDir ?? (await tempDataDir());
-  const config = loadConfig({ PERCALL_MODE: 'dev', PORT: '0', PERCALL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
+  // Test files call from one loopback address many times: generous limits unless a test sets its own.
+  const config = loadConfig({ PERCALL_MODE: 'dev', PORT: '0', PERCALL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMITS: RELAXED_RATE_LIMITS, ...options.env });
   const service = await startService({
     config,
     log: options.log ?? silentLog,
