@@ -160,6 +160,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     });
     cleanups.push(() => percall.stop());
     listener.setHandler(percall.app.fetch);
+    // A dev chain restarted from its saved state may lack the last second of transactions.
+    if (devChain) await percall.reconciler.checkLedgerAgainstChain(devChain.network, 200).catch((error: unknown) => log.warn({ err: describeError(error) }, 'ledger check against the dev chain failed'));
 
     let dev: DevInfo | undefined;
     if (devChain) {

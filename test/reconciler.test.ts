@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toClientEvmSigner } from '@x402/evm';
@@ -172,5 +173,22 @@ describe('reconciliation of upto (Permit2) payments after a crash', () => {
     await reconciler.runOnce();
     expect(await store.paymentState(reservation.key)).toBe('failed');
     expect(await store.settlement(reservation.key)).toBeUndefined();
+  });
+});
+
+describe('ledger against the chain', () => {
+  it('a ledger row whose transaction a restarted dev chain lacks is flagged, never silently kept; rows on chain are not', async () => {
+    const { store, reconciler } = service.percall;
+    const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+    expect((await pay(`${service.url}/api/v1/paid/time`)).status).toBe(200);
+    const onChain = (await store.ledger({ limit: 1 }))[0]!;
+    const lost = { ...onChain, paymentKey: `lost-${crypto.randomUUID()}`, txHash: `0x${'ab'.repeat(32)}` };
+    await store.recordSettlement(lost, { delivered: true });
+    expect(await reconciler.checkLedgerAgainstChain(chain.network, 50)).toBe(1);
+    const ledger = await store.ledger({ limit: 50 });
+    expect(ledger.find((e) => e.paymentKey === lost.paymentKey)?.missingOnChainAt).toBeInstanceOf(Date);
+    expect(ledger.find((e) => e.paymentKey === onChain.paymentKey)?.missingOnChainAt).toBeUndefined();
+    // Flagged once: a second check finds nothing new.
+    expect(await reconciler.checkLedgerAgainstChain(chain.network, 50)).toBe(0);
   });
 });

@@ -107,12 +107,15 @@ function conformance(name: string, makeBackend: () => Promise<Backend | undefine
       expect(await second.paymentState('k3')).toBe('settled');
     });
 
-    test('never records a settlement twice or without a reservation', async () => {
+    test('never records a settlement twice; one whose reservation is gone (owner presumed dead) is recorded anyway', async () => {
       const store = await open();
-      await expect(store.recordSettlement(entry('nope'), { delivered: true })).rejects.toThrow(/no open reservation/);
+      await store.recordSettlement(entry('orphan'), { delivered: true });
+      expect(await store.paymentState('orphan')).toBe('settled');
+      expect((await store.settlement('orphan'))?.txHash).toBe(entry('orphan').txHash);
+      await expect(store.recordSettlement(entry('orphan'), { delivered: true })).rejects.toThrow(/already recorded/);
       await store.reservePayment(reservation('k4'));
       await store.recordSettlement(entry('k4'), { delivered: true });
-      await expect(store.recordSettlement(entry('k4'), { delivered: true })).rejects.toThrow(/no open reservation/);
+      await expect(store.recordSettlement(entry('k4'), { delivered: true })).rejects.toThrow(/already recorded/);
     });
 
     test('an undelivered settlement is claimed by exactly one caller, and can be given back', async () => {

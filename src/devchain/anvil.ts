@@ -57,7 +57,9 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilHandle> 
   const args = ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId)];
   if (opts.statePath) {
     mkdirSync(dirname(opts.statePath), { recursive: true });
-    args.push('--state', opts.statePath, '--state-interval', '5');
+    // Saved every second (anvil's finest interval); a ledger row whose transaction a restarted chain
+    // lacks is flagged at start (Reconciler.checkLedgerAgainstChain), never silently kept.
+    args.push('--state', opts.statePath, '--state-interval', '1');
   }
   if (opts.blockTime !== undefined) args.push('--block-time', String(opts.blockTime));
 

@@ -9,7 +9,7 @@ import { priceFor } from '../catalogue/index.ts';
 import type { AvailableProduct, ProductContext, Surface } from '../catalogue/types.ts';
 import { usdToAtomic } from '../money.ts';
 import { describeError, type Logger } from '../log.ts';
-import { StoreUnavailableError } from '../store/sql-store.ts';
+import { SettlementRecordedError, StoreUnavailableError } from '../store/sql-store.ts';
 import type { LedgerEntry, PaymentReservation, Store } from '../store/types.ts';
 import type { Origin, Telemetry } from '../telemetry/counters.ts';
 import { publicReason, type FailureCategory, type PaymentFailure } from './failures.ts';
@@ -443,6 +443,8 @@ export class PaymentGate {
         await this.deps.store.recordSettlement(entry, { delivered: true, response, redeemableUntil });
         return;
       } catch (error) {
+        // An earlier attempt committed although its answer was lost: recorded, exactly once.
+        if (error instanceof SettlementRecordedError) return;
         if (attempt >= 3) {
           this.deps.log.error({ entry, err: describeError(error) }, 'settled payment could not be written to the ledger; the reconciler will');
           return;

@@ -52,6 +52,25 @@ export class Reconciler {
     return this.runOnce().catch((error: unknown) => this.log.warn({ err: describeError(error) }, 'reconciliation pass failed; will retry'));
   }
 
+  /**
+   * Checks the newest `limit` ledger rows of a network against its chain, and flags (and logs) every
+   * row whose transaction the chain does not have: a dev chain restarted from state saved before a
+   * settlement it had confirmed. The row stays: the ledger records what was acknowledged to a payer.
+   */
+  async checkLedgerAgainstChain(network: string, limit: number): Promise<number> {
+    const chain = this.chainFor(network);
+    if (!chain) return 0;
+    let missing = 0;
+    for (const entry of await this.store.ledger({ limit })) {
+      if (entry.network !== network || entry.missingOnChainAt || !/^0x[0-9a-fA-F]{64}$/.test(entry.txHash)) continue;
+      if (await chain.hasTransaction(entry.txHash as Hex)) continue;
+      missing++;
+      await this.store.markMissingOnChain(entry.paymentKey);
+      this.log.error({ product: entry.product, txHash: entry.txHash, amount: entry.amount }, 'ledger row whose transaction the chain does not have (a dev chain restarted from older state); flagged in the ledger');
+    }
+    return missing;
+  }
+
   /** One heartbeat and one pass; passes never overlap (a payment is judged by one pass at a time). */
   runOnce(): Promise<Record<Resolution, number>> {
     const pass = this.running.then(async () => {

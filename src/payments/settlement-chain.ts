@@ -25,6 +25,8 @@ export interface SettlementChain {
   findTransfer(asset: Hex, from: Hex, nonce: Hex, txHint?: Hex): Promise<AuthorizationTransfer | undefined>;
   /** Whether a Permit2 signature-transfer nonce (`upto`) of `owner` has been spent (Permit2's unordered nonce bitmap). */
   permit2NonceUsed(owner: Hex, nonce: bigint): Promise<boolean>;
+  /** Whether the chain has mined this transaction (whatever its status). */
+  hasTransaction(txHash: Hex): Promise<boolean>;
 }
 
 /** Reads an EVM chain over JSON-RPC; logs are searched backwards in windows, as providers cap ranges. */
@@ -46,6 +48,10 @@ export function evmSettlementChain(rpcUrl: string, options: { lookbackBlocks?: n
   }
 
   return {
+    async hasTransaction(txHash) {
+      return (await client.getTransactionReceipt({ hash: txHash }).catch(() => undefined)) !== undefined;
+    },
+
     async permit2NonceUsed(owner, nonce) {
       const word = await client.readContract({ address: PERMIT2_ADDRESS, abi: PERMIT2_ABI, functionName: 'nonceBitmap', args: [getAddress(owner), nonce >> 8n] });
       return ((word >> (nonce & 0xffn)) & 1n) === 1n;

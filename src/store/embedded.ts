@@ -26,6 +26,10 @@ export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
     const driver: SqlDriver = {
       query: (sql, params) => run(pg, sql, params),
       transaction: (fn) => pg.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) })),
+      // PGlite's WebAssembly file system never calls fsync (strace shows none, even with fsync=on): its
+      // writes reach the OS page cache, which survives a killed process but not an OS crash. A ledger
+      // row acknowledged to a payer must survive that too, so the WAL segment is fsynced from here.
+      ...(location === 'memory://' ? {} : { flush: () => syncWal(pg, location) }),
       close: async () => {
         await pg.close();
         await unlock();
@@ -39,6 +43,19 @@ export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
   } catch (error) {
     await unlock();
     throw error;
+  }
+}
+
+/** fsyncs the WAL segment holding the latest commit. */
+async function syncWal(pg: PGlite, location: string): Promise<void> {
+  const rows = (await pg.exec('SELECT pg_walfile_name(pg_current_wal_lsn()) AS f')).at(-1)?.rows as { f: string }[] | undefined;
+  const segment = rows?.[0]?.f;
+  if (!segment || !/^[0-9A-F]{24}$/.test(segment)) return;
+  const handle = await open(join(location, 'pg_wal', segment), 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

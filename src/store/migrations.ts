@@ -132,6 +132,7 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE payments ADD COLUMN response text;
       ALTER TABLE payments ADD COLUMN redeemable_until timestamptz;
       CREATE INDEX payments_response_idx ON payments (redeemable_until) WHERE response IS NOT NULL;
+      ALTER TABLE ledger ADD COLUMN missing_on_chain_at timestamptz;
       CREATE TABLE idempotency (
         id text PRIMARY KEY,
         payment_key text NOT NULL,

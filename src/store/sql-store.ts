@@ -21,7 +21,20 @@ export interface SqlDriver {
   query<T>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs `fn` in one transaction on one connection. */
   transaction<R>(fn: (tx: Pick<SqlDriver, 'query'>) => Promise<R>): Promise<R>;
+  /**
+   * Makes what was committed so far survive an OS crash, where the engine does not by itself (the
+   * embedded store; PostgreSQL fsyncs its own WAL at commit).
+   */
+  flush?(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A settlement is recorded once: a second record of the same payment is refused with this. */
+export class SettlementRecordedError extends Error {
+  override name = 'SettlementRecordedError';
+  constructor(paymentKey: string) {
+    super(`settlement of payment ${paymentKey} is already recorded`);
+  }
 }
 
 /** The database cannot be reached or answered with an error: callers answer 503, nothing is charged. */
@@ -41,9 +54,10 @@ interface LedgerRow {
   product: string;
   surface: Surface;
   settled_at: Date | string;
+  missing_on_chain_at: Date | string | null;
 }
 
-const LEDGER_COLUMNS = `payment_key, payer, network, scheme, amount::text AS amount, asset, pay_to, tx_hash, product, surface, settled_at`;
+const LEDGER_COLUMNS = `payment_key, payer, network, scheme, amount::text AS amount, asset, pay_to, tx_hash, product, surface, settled_at, missing_on_chain_at`;
 
 /** The store over any SqlDriver: the same SQL for the embedded engine and PostgreSQL. */
 export class SqlStore implements Store {
@@ -125,17 +139,25 @@ export class SqlStore implements Store {
   }
 
   async recordSettlement(e: LedgerEntry, options: { delivered: boolean; response?: string; redeemableUntil?: Date }): Promise<void> {
-    // One statement, hence one atomic commit: the payment turns `settled` and gains its ledger row together.
+    // One statement, hence one atomic commit: the payment turns `settled` and gains its ledger row
+    // together. Money that moved is always recorded: a reservation that is gone (its owner was
+    // presumed dead and it was released) is recreated as settled. Only a second record is refused.
     const inserted = await this.run<{ id: string }>(
       `WITH settled AS (
-         UPDATE payments SET state = 'settled', tx_hash = $8, detail = NULL, delivered = $12, response = $13, redeemable_until = $14, updated_at = now()
-         WHERE payment_key = $1 AND state <> 'settled' RETURNING payment_key
+         INSERT INTO payments (payment_key, state, product, surface, network, scheme, asset, pay_to, amount, payer, owner, delivered, tx_hash, response, redeemable_until)
+         VALUES ($1, 'settled', $9, $10, $3, $4, $6, $7, $5, $2, 'recorded-without-reservation', $12, $8, $13, $14)
+         ON CONFLICT (payment_key) DO UPDATE
+           SET state = 'settled', tx_hash = $8, detail = NULL, delivered = $12, response = $13, redeemable_until = $14, updated_at = now()
+           WHERE payments.state <> 'settled'
+         RETURNING payment_key
        )
        INSERT INTO ledger (payment_key, payer, network, scheme, amount, asset, pay_to, tx_hash, product, surface, settled_at)
        SELECT payment_key, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 FROM settled RETURNING id`,
       [e.paymentKey, e.payer, e.network, e.scheme, e.amount, e.asset, e.payTo, e.txHash, e.product, e.surface, e.settledAt, options.delivered, options.response ?? null, options.redeemableUntil ?? null],
     );
-    if (inserted.length !== 1) throw new Error(`no open reservation for settled payment ${e.paymentKey}`);
+    if (inserted.length !== 1) throw new SettlementRecordedError(e.paymentKey);
+    // Acknowledged to the payer next: make the row durable first (best effort where the engine can't).
+    await this.db.flush?.().catch(() => undefined);
   }
 
   async claimDelivery(key: string): Promise<boolean> {
@@ -149,6 +171,10 @@ export class SqlStore implements Store {
 
   async unclaimDelivery(key: string): Promise<void> {
     await this.run(`UPDATE payments SET delivered = false, updated_at = now() WHERE payment_key = $1 AND state = 'settled'`, [key]);
+  }
+
+  async markMissingOnChain(paymentKey: string): Promise<void> {
+    await this.run(`UPDATE ledger SET missing_on_chain_at = now() WHERE payment_key = $1 AND missing_on_chain_at IS NULL`, [paymentKey]);
   }
 
   async storedResponse(key: string): Promise<string | undefined> {
@@ -518,13 +544,14 @@ function toLedgerEntry(r: LedgerRow): LedgerEntry {
     product: r.product,
     surface: r.surface,
     settledAt: new Date(r.settled_at),
+    ...(r.missing_on_chain_at ? { missingOnChainAt: new Date(r.missing_on_chain_at) } : {}),
   };
 }
 
 function unavailable(error: unknown): Error {
   if (error instanceof StoreUnavailableError) return error;
   // Our own invariant violations are not outages: keep them visible as they are.
-  if (error instanceof Error && error.message.startsWith('no open reservation')) return error;
+  if (error instanceof SettlementRecordedError) return error;
   return new StoreUnavailableError(`store unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }
 

@@ -43,6 +43,8 @@ export interface LedgerEntry {
   product: string;
   surface: Surface;
   settledAt: Date;
+  /** Set when a check found that the chain does not have this row's transaction (a dev chain restarted from older state). */
+  missingOnChainAt?: Date;
 }
 
 /** A reservation that has not reached `settled` or `failed`, as the reconciler sees it. */
@@ -149,6 +151,8 @@ export interface Store {
   settlement(key: string): Promise<LedgerEntry | undefined>;
   /** Newest first. */
   ledger(options?: { limit?: number }): Promise<LedgerEntry[]>;
+  /** Flags a ledger row whose transaction the chain does not have (kept, never deleted). */
+  markMissingOnChain(paymentKey: string): Promise<void>;
   unresolvedPayments(): Promise<UnresolvedPayment[]>;
 
   /** Records that an instance is alive; the reconciler leaves live instances' reservations alone. */
