@@ -100,6 +100,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
           network: devChain.network,
           // Instances sharing one chain need a gas wallet each: nonces are managed per process.
           privateKey: config.facilitatorKey ?? devChain.facilitatorKey,
+          receiptTimeoutMs: config.facilitatorTimeoutMs,
         }),
       );
       offers.push(evmOffer(devChain.network, devChain.usdc, devChain.usdcName, devChain.usdcVersion, devChain.payTo));
@@ -121,6 +122,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
             network: config.evm.network,
             privateKey: config.facilitatorKey!,
             pollingIntervalMs: 1000,
+            receiptTimeoutMs: config.facilitatorTimeoutMs,
           }),
         );
         if (config.solana.payTo && config.solana.rpcUrl && config.solana.feePayerKey) {

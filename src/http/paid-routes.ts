@@ -13,6 +13,7 @@ import { encodeQuote, type EncodedQuote, type X402Rail } from '../payments/x402-
 import type { MppRail } from '../payments/mpp-rail.ts';
 import { mppChallengeHeaders, mppPaidCall, paysWithMpp } from './mpp-door.ts';
 import { paidResponse } from './paid-response.ts';
+import { ProductTimeoutError } from '../products/runner.ts';
 import { watchDelivery } from './delivery.ts';
 import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
 import { parseSIWxHeader } from '@x402/extensions/sign-in-with-x';
@@ -253,6 +254,10 @@ function productFailure(product: Product, error: unknown, log: Logger): Response
       detail: `${error.message}. The payment was not settled, nothing was charged`,
       ...(error.field ? { errors: [{ field: error.field, message: error.message }] } : {}),
     });
+  }
+  if (error instanceof ProductTimeoutError) {
+    log.warn({ product: product.id }, 'product over its time limit');
+    return problemResponse(problems.serviceUnavailable(`${error.message}; nothing was charged`), { 'retry-after': '30' });
   }
   log.error({ product: product.id, err: describeError(error) }, 'product failed');
   return problemResponse(problems.productFailed(product.id));

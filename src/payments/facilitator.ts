@@ -16,6 +16,12 @@ export interface LocalFacilitatorOptions {
   privateKey: Hex;
   /** Receipt polling interval; anvil mines instantly, so short polling keeps settlement fast. */
   pollingIntervalMs?: number;
+  /**
+   * How long a settlement waits for its receipt (FACILITATOR_TIMEOUT_MS). A transaction that is not
+   * mined by then (dropped, stuck behind a gap) ends the call as `pending`, which the reconciler
+   * resolves from the chain; without a bound the call would wait as long as viem's default.
+   */
+  receiptTimeoutMs?: number;
 }
 
 /**
@@ -50,7 +56,7 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
     verifyTypedData: async (args) => (await verifyTypedData(args as never).catch(() => false)) || publicClient.verifyTypedData(args as never),
     writeContract: (args) => inOrder(() => walletClient.writeContract({ ...args, chain, account } as never)),
     sendTransaction: (args) => inOrder(() => walletClient.sendTransaction({ ...args, chain, account })),
-    waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt({ ...args, pollingInterval }),
+    waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt({ ...args, pollingInterval, timeout: options.receiptTimeoutMs ?? 15_000 }),
     getCode: (args) => publicClient.getCode(args),
   });
 

@@ -4,8 +4,13 @@ import type { ChatUpstream } from '../providers/llm.ts';
 import { BrowserPool } from '../providers/browser.ts';
 import { safeFetch, type FetchPolicy } from '../providers/safe-fetch.ts';
 
-/** A product may run this long at most; its signal aborts then. */
+/** A product may run this long at most; its signal aborts then, and the call ends without it. */
 const PRODUCT_TIME_LIMIT_MS = 60_000;
+
+/** A product did not finish within its time limit: our failure, answered 503 and never charged. */
+export class ProductTimeoutError extends Error {
+  override name = 'ProductTimeoutError';
+}
 
 /**
  * Runs products with their context: the clock, a time limit, the tier, the catalogue on sale and
@@ -19,6 +24,7 @@ export class ProductRunner {
     private readonly catalogue: Catalogue,
     private readonly fetchPolicy: FetchPolicy,
     private readonly llm?: ChatUpstream,
+    private readonly timeLimitMs = PRODUCT_TIME_LIMIT_MS,
   ) {
     this.browser = new BrowserPool(fetchPolicy);
   }
@@ -30,10 +36,11 @@ export class ProductRunner {
     options: { now?: Date; metered?: ProductContext['metered']; caller?: string } = {},
   ): Promise<unknown> {
     const { now = new Date(), metered, caller } = options;
-    return product.run(input, {
+    const signal = AbortSignal.timeout(this.timeLimitMs);
+    const running = product.run(input, {
       now,
       caller,
-      signal: AbortSignal.timeout(PRODUCT_TIME_LIMIT_MS),
+      signal,
       tier,
       catalogue: this.catalogue.available(),
       fetch: (url, request) => safeFetch(url, request, this.fetchPolicy),
@@ -41,5 +48,13 @@ export class ProductRunner {
       llm: this.llm,
       metered,
     });
+    // The limit holds even for a product that ignores its signal: the call ends, the late result is dropped.
+    let onAbort: (() => void) | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new ProductTimeoutError(`${product.id} did not finish within ${this.timeLimitMs} ms`));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    running.catch(() => undefined); // a failure after the deadline has nobody left to hear it
+    return Promise.race([running, deadline]).finally(() => signal.removeEventListener('abort', onAbort!));
   }
 }
