@@ -78,7 +78,10 @@ export class FreeTierDoor {
     if (!payload.resources?.includes(resource)) return { ok: false, reason: 'invalid_siwx_resource_mismatch' };
     const valid = await validateSIWxMessage(payload, origin, { maxAge: PROOF_MAX_AGE_MS });
     if (!valid.isValid) return { ok: false, reason: valid.invalidReason };
-    const verified = await verifySIWxSignature(payload);
+    // The SDK builds the SIWE message before its own try: a field SIWE refuses (an address that is
+    // not one, a short nonce, a version other than 1) throws instead of answering invalid.
+    const verified = await verifySIWxSignature(payload).catch(() => undefined);
+    if (!verified) return { ok: false, reason: 'invalid_siwx_payload' };
     if (!verified.isValid) return { ok: false, reason: verified.invalidReason };
     const wallet = verified.payer;
     // Single use per wallet: two wallets may answer the same challenge, one proof never counts twice.
