@@ -67,14 +67,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
   // request holds the proof's nonce; it is spent only if this request is served, else given back.
   const proof = await proofGate(c, product, body, Boolean(paymentHeader), deps);
   if (proof instanceof Response) return proof;
-  let served = false;
-  try {
-    const response = await paidRequest(c, product, deps, { methodMatches, body, paymentHeader });
-    served = response.status === 200;
-    return response;
-  } finally {
-    if (proof.held) await deps.proofs.finish(proof.held, served);
-  }
+  return deps.proofs.whileHeld(proof.held, () => paidRequest(c, product, deps, { methodMatches, body, paymentHeader }), (response) => response.status === 200);
 }
 
 async function paidRequest(
@@ -210,7 +203,7 @@ function readInput(url: URL, product: Product, body: RawBody | undefined, limit:
  * Route-scoped proof: an unproven request, paid or not, gets 401 with a PROOF-REQUEST as its JSON
  * body (a fresh nonce within the client's budget, rate-limited per client). A proven unpaid request
  * goes on to the 402 (its nonce stays open for the paid retry); a proven paid request holds the
- * nonce, which the caller then spends or gives back with `proofs.finish`.
+ * nonce, which `proofs.whileHeld` then spends or gives back.
  */
 async function proofGate(c: Context, product: Product, body: RawBody | undefined, paid: boolean, deps: PaidRouteDeps): Promise<Response | { held?: string }> {
   const route = `${product.http!.method} ${product.http!.path}`;

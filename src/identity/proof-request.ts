@@ -94,8 +94,8 @@ export class ProofVerifier {
 
   /**
    * Checks the `proof` in a request body. With `hold` (a paid request) the nonce is held for this
-   * request alone, and `finish` then spends it if the request was served or gives it back if not, so
-   * a payment that fails never costs the caller its proof. Without it (an unpaid request that will
+   * request alone, and it is then spent if the request was served or given back if not, so
+   * a payment that fails never costs the caller its proof (see whileHeld). Without it (an unpaid request that will
    * get a 402) the nonce is only looked at, so the paid retry can present the same proof.
    */
   async check(route: string, body: unknown, options: { hold: boolean }): Promise<ProofCheck> {
@@ -116,9 +116,20 @@ export class ProofVerifier {
     return { ok: true, subject: String(c.sub), nonce: c.nonce };
   }
 
-  /** Ends a hold taken by `check`: the nonce is spent when the request was served, open again otherwise. */
-  finish(nonce: string, served: boolean): Promise<void> {
-    return served ? this.store.consumeProofNonce(nonce) : this.store.releaseProofNonce(nonce);
+  /**
+   * Runs the request that holds `nonce` (from `check` with `hold`; none for an unpaid request): the
+   * nonce is spent when `served(result)`, given back otherwise, a thrown error included.
+   */
+  async whileHeld<T>(nonce: string | undefined, run: () => Promise<T>, served: (result: T) => boolean): Promise<T> {
+    if (nonce === undefined) return run();
+    let spent = false;
+    try {
+      const result = await run();
+      spent = served(result);
+      return result;
+    } finally {
+      await (spent ? this.store.consumeProofNonce(nonce) : this.store.releaseProofNonce(nonce));
+    }
   }
 
   private async jwtClaims(jwt: string): Promise<{ ok: true; claims: JWTPayload } | { ok: false; reason: string }> {

@@ -124,14 +124,8 @@ async function callPaidTool(
     const request = { ...(await deps.proofs.proofRequest(route, args, client.key)), error: check.reason };
     return { isError: true, structuredContent: request, content: [{ type: 'text', text: JSON.stringify(request) }] };
   }
-  let served = false;
-  try {
-    const result = await paidTool(deps, product, input.value, meta, origin, client);
-    served = !result.isError;
-    return result;
-  } finally {
-    if (payment !== undefined) await deps.proofs.finish(check.nonce, served);
-  }
+  const held = payment !== undefined ? check.nonce : undefined;
+  return deps.proofs.whileHeld(held, () => paidTool(deps, product, input.value, meta, origin, client), (result) => !result.isError);
 }
 
 /** A paid tool call once its arguments (and proof, if it needs one) passed: quote, free tier or gate. */

@@ -118,8 +118,7 @@ export class PaymentGate {
    * key with another payment or request is a conflict. Only the holder of the signed payment can
    * present it, so nobody else can read a stored response. A call not served frees its key.
    */
-  private async idempotent(id: string | undefined, paymentKey: string, digest: string, run: () => Promise<GateResult>): Promise<GateResult> {
-    if (id === undefined) return run();
+  private async idempotent(id: string, paymentKey: string, digest: string, run: () => Promise<GateResult>): Promise<GateResult> {
     const claim = await this.claimIdempotency(id, paymentKey, digest);
     if (claim !== 'claimed') return claim;
     let result: GateResult | undefined;
@@ -220,6 +219,7 @@ export class PaymentGate {
     }
     const identifier = paymentIdentifierOf(payload);
     if (!identifier.valid) return failed('payment_processing_error', 'invalid_payment_identifier', payload.accepted.network);
+    if (identifier.id === undefined) return this.settleCall(call);
     const digest = requestDigest(call.resource ?? endpointKey(product, surface), call.input);
     return this.idempotent(identifier.id, paymentKey(payload), digest, () => this.settleCall(call));
   }
