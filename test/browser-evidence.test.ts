@@ -16,7 +16,7 @@ const PAGE = `<!doctype html><html><head><title>Counter</title></head><body>
 <button id="go" onclick="document.getElementById('state').textContent = 'clicked ' + document.getElementById('name').value">Go</button>
 <input id="name" value="">
 <script>
-  fetch('http://10.0.0.1/secret').then(() => { document.getElementById('leak').textContent = 'LEAKED'; }, () => { document.getElementById('leak').textContent = 'private fetch blocked'; });
+  fetch('http://0.0.0.0:9/secret').then(() => { document.getElementById('leak').textContent = 'LEAKED'; }, () => { document.getElementById('leak').textContent = 'private fetch blocked'; });
 </script>
 <p id="leak">pending</p>
 </body></html>`;
@@ -155,7 +155,7 @@ suite('browser_evidence', () => {
     const before = await balances(chain);
     expect((await evidence({ url: siteUrl, action: 'click' })).status).toBe(400);
     expect((await evidence({ url: siteUrl, action: 'click', selector: '#missing' })).status).toBe(422);
-    expect((await evidence({ url: 'http://169.254.169.254/' })).status).toBe(422);
+    expect((await evidence({ url: 'http://[::]:9/' })).status).toBe(422);
     expect(await balances(chain)).toEqual(before);
   });
 
