@@ -249,7 +249,7 @@ describe('MCP server at /mcp with the official SDK client', () => {
   it('after tools/list, a plain-text tool error of a tool with an output schema is readable, and charges nothing', async () => {
     const { client, tools } = await listedClient();
     expect(tools.find((t) => t.name === 'web_extract')?.outputSchema).toBeDefined();
-    const args = { url: 'http://169.254.169.254/latest/meta-data/' };
+    const args = { url: 'http://[::]:9/latest/meta-data/' };
     const payload = await signPayment(chain.buyer.privateKey, expectPaymentRequired(await call(client, 'web_extract', args), 'web_extract'));
     const before = await balances(chain);
     const failed = await call(client, 'web_extract', args, payload);
