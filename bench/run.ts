@@ -23,7 +23,9 @@ import type { PaymentRequired } from '@x402/core/types';
 const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CHALLENGE_CONNECTIONS = 50;
 const PAID_CALLS = Number(process.env.BENCH_PAID_CALLS ?? 300);
-const PAID_CONCURRENCY = 10;
+const PAID_CONCURRENCY = Number(process.env.BENCH_PAID_CONCURRENCY ?? 10);
+/** A paid call taking longer than this is reported as a hang (with its index and target), never waited on. */
+const PAID_CALL_LIMIT_MS = Number(process.env.BENCH_CALL_LIMIT_MS ?? 60_000);
 const PATH = '/api/v1/paid/time';
 
 interface Figures {
@@ -99,7 +101,9 @@ async function measurePaid(urls: string | string[], chain: DevChain): Promise<Pa
         const h = headers[i]!;
         const url = targets[i % targets.length]!;
         const t0 = performance.now();
-        const response = await fetch(url, { headers: h });
+        const response = await fetch(url, { headers: h, signal: AbortSignal.timeout(PAID_CALL_LIMIT_MS) }).catch((error: unknown) => {
+          throw new Error(`${url}: paid call ${i} got no answer within ${PAID_CALL_LIMIT_MS} ms (${(error as Error).name})`);
+        });
         await response.arrayBuffer();
         if (response.status !== 200) throw new Error(`${url}: paid call answered ${response.status}`);
         latencies.push(performance.now() - t0);

@@ -8,13 +8,14 @@ import { INFERENCE_MODELS } from './catalogue/models.ts';
 import type { AvailableProduct, Product } from './catalogue/types.ts';
 import type { Hex } from 'viem';
 import { USDC_DECIMALS, usdToAtomic } from './money.ts';
-import { MppRail } from './payments/mpp-rail.ts';
+import { MppRail } from './payments/mpp/index.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryContext } from './discovery/context.ts';
 import { boundedBodies } from './http/body-limit.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { startPurging } from './store/housekeeping.ts';
 import { hostGuard } from './http/host-guard.ts';
+import { requestIds } from './http/request-id.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
 import { registerOrderRoutes } from './http/order-routes.ts';
 import { registerPaidRoutes } from './http/paid-routes.ts';
@@ -26,13 +27,14 @@ import { ProofVerifier } from './identity/proof-request.ts';
 import { problemResponse, problems } from './http/problem.ts';
 import { describeError, type Logger } from './log.ts';
 import { PaymentGate } from './payments/gate.ts';
+import { Checkout } from './checkout/checkout.ts';
 import { ProductRunner } from './products/runner.ts';
 import { FreeTierDoor } from './payments/free-tier.ts';
-import { Reconciler } from './payments/reconciler.ts';
-import type { SettlementChain } from './payments/settlement-chain.ts';
+import { Reconciler, type ChainReader } from './payments/reconciler.ts';
 import { X402Rail, type PaymentOffer } from './payments/x402-rail.ts';
 import { Telemetry } from './telemetry/counters.ts';
-import { registerObservatory } from './telemetry/routes.ts';
+import { registerObservatory } from './http/observatory-routes.ts';
+import { telemetryGateHook } from './telemetry/gate-hook.ts';
 import type { Store } from './store/types.ts';
 import { PACKAGE_VERSION } from './version.ts';
 
@@ -51,7 +53,9 @@ export interface PercallOptions {
   /** HMAC key of MPP challenge ids; MPP is offered (on the EVM offer) only with it. */
   mppSecretKey?: string;
   /** Read access to a network's chain, for reconciling settlements of unknown outcome. */
-  chainFor?: (network: string) => SettlementChain | undefined;
+  chainFor?: (network: string) => ChainReader | undefined;
+  /** This process's clock (tests skew it); the gate and the reconciler read it. */
+  clock?: () => Date;
 }
 
 export interface Percall {
@@ -87,14 +91,30 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     ownerTimeoutMs: config.ownerTimeoutMs,
     // Longer than any call can take: facilitator timeouts plus the product's own limit.
     inFlightTimeoutMs: Math.max(10 * 60_000, config.ownerTimeoutMs),
+    // The gate gives a settlement twice the facilitator timeout, then parks it; a minute more for its writes.
+    settlingTimeoutMs: 2 * config.facilitatorTimeoutMs + 60_000,
     redeemWindowMs: config.redeemWindowMs,
+    clock: options.clock,
   });
   // The same tick is the heartbeat: it must come well within the owner timeout.
   await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
   const runner = new ProductRunner(catalogue, config.fetchPolicy, llm);
-  const gate = new PaymentGate({ runner, rail, store, log, telemetry, reconciler, instanceId: config.instanceId, redeemWindowMs: config.redeemWindowMs });
+  const gate = new PaymentGate({
+    runner,
+    rail,
+    store,
+    log,
+    hooks: [telemetryGateHook(telemetry)],
+    reconciler,
+    instanceId: config.instanceId,
+    redeemWindowMs: config.redeemWindowMs,
+    facilitatorTimeoutMs: config.facilitatorTimeoutMs,
+    clock: options.clock,
+  });
+  reconciler.beforePass(() => gate.flushLedger());
 
   const app = new Hono();
+  app.use(requestIds());
   app.use(hostGuard({ config, listenUrl: options.baseUrl, log })); // DNS rebinding: Host and Origin, before anything is read
   app.use(boundedBodies(config.maxBodyBytes));
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
@@ -130,8 +150,11 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     reportPath: config.reportPath,
     adminToken: config.adminToken,
   });
-  registerMcp(app, { catalogue, proofs, freeTier, rail, gate, store, telemetry, log, limiter, serviceName: config.serviceName, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
-  const paidRouteDeps = { catalogue, rail, gate, freeTier, proofs, limiter, trustedProxyHeader: config.trustedProxyHeader, store, telemetry, log, maxBodyBytes: config.maxBodyBytes, publicBaseUrl: options.baseUrl ?? config.publicBaseUrl, mpp, mppAccepts };
+  // One paid-call flow; the routes, order doors, MPP door and MCP tools only encode its answers.
+  const checkout = new Checkout({ catalogue, rail, gate, store, freeTier, proofs, limits: limiter, telemetry, log, maxBodyBytes: config.maxBodyBytes, mpp, mppAccepts });
+  const publicBaseUrl = options.baseUrl ?? config.publicBaseUrl;
+  registerMcp(app, { catalogue, checkout, gate, limiter, serviceName: config.serviceName, publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
+  const paidRouteDeps = { catalogue, checkout, gate, mpp, limiter, trustedProxyHeader: config.trustedProxyHeader, maxBodyBytes: config.maxBodyBytes, publicBaseUrl };
   registerPaidRoutes(app, paidRouteDeps);
   registerOrderRoutes(app, paidRouteDeps);
 

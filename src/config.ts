@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { usdToAtomic } from './money.ts';
-import { tempoConfigFromEnv, type TempoRailConfig } from './payments/mpp-rail.ts';
+import { tempoConfigFromEnv, type TempoRailConfig } from './payments/mpp/index.ts';
 import { policyFromEnv, type FetchPolicy } from './providers/safe-fetch.ts';
 import { parseRateLimits, type RateLimits } from './http/rate-limit.ts';
 import { HOST_ENTRY } from './http/host-guard.ts';
@@ -49,6 +49,8 @@ const EnvSchema = z.object({
   FACILITATOR_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x + 64 hex characters').optional(),
   EVM_RPC_URL: z.url().optional(),
   FACILITATOR_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** On SIGTERM: how long in-flight calls may take to finish before their connections are cut. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(30_000),
   PAY_TO: evmAddress.optional(),
   EVM_NETWORK: z.string().regex(/^eip155:\d+$/).default(BASE_MAINNET.network),
   USDC_ADDRESS: evmAddress.default(BASE_MAINNET.usdc),
@@ -137,6 +139,7 @@ export interface Config {
   facilitatorKey?: `0x${string}`;
   evmRpcUrl?: string;
   facilitatorTimeoutMs: number;
+  shutdownGraceMs: number;
   paymentTimeoutSeconds: number;
   payTo?: `0x${string}`;
   evm: { network: `eip155:${number}`; usdc: `0x${string}`; usdcName: string; usdcVersion: string };
@@ -204,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     facilitatorKey: e.FACILITATOR_PRIVATE_KEY as `0x${string}` | undefined,
     evmRpcUrl: e.EVM_RPC_URL,
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     paymentTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
     payTo: e.PAY_TO as `0x${string}` | undefined,
     evm: {

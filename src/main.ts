@@ -1,7 +1,7 @@
 import { loadConfig } from './config.ts';
 import { runPayCommand } from './client/pay-command.ts';
 import { runResearchCommand } from './client/research-command.ts';
-import { createLogger } from './log.ts';
+import { createLogger, routeConsoleToLogger } from './log.ts';
 import { startService } from './runtime.ts';
 
 const HELP = `percall: pay-per-call HTTP API and MCP server for machines (x402, USDC)
@@ -11,12 +11,14 @@ usage:
   percall pay [METHOD] URL [--json BODY] [--network evm|solana] [--scheme exact|upto] [--rail x402|mpp]
                                         pay a route with the official clients and print the result
   percall research register|evaluate|abandon|list   the operator's research log (needs ADMIN_TOKEN)
+  percall catalogue [ID|TOOL] [--json]  the products as declared: the whole table, or one product with its schemas
 
 Configuration is read from the environment; see README.md.`;
 
 async function start(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  routeConsoleToLogger(log);
   const service = await startService({ config, log, persistChain: true });
   if (service.dev) {
     const d = service.dev;
@@ -67,6 +69,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       return runPayCommand(rest);
     case 'research':
       return runResearchCommand(rest);
+    case 'catalogue':
+      return (await import('./catalogue/catalogue-command.ts')).runCatalogueCommand(rest);
     case 'help':
     case '--help':
     case '-h':

@@ -3,9 +3,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { Network } from '@x402/core/types';
-import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import { getBase58Encoder } from '@solana/kit';
 import type { Hex } from 'viem';
-import { startSolanaDevChain, type SolanaDevChain } from './devchain/solana.ts';
+import { solanaDevInfo, startSolanaDevChain, type SolanaDevChain, type SolanaDevInfo } from './devchain/solana.ts';
 import { createLocalSvmFacilitator } from './payments/svm-facilitator.ts';
 import { createPercall, type Percall } from './app.ts';
 import type { Product } from './catalogue/types.ts';
@@ -16,6 +16,7 @@ import { createLocalFacilitator, createRemoteFacilitator } from './payments/faci
 import type { PaymentOffer } from './payments/x402-rail.ts';
 import { listen } from './server.ts';
 import { evmSettlementChain } from './payments/settlement-chain.ts';
+import { solanaSettlementChain } from './payments/solana-settlement-chain.ts';
 import { openEmbeddedStore } from './store/embedded.ts';
 import { openPostgresStore } from './store/postgres.ts';
 import type { Store } from './store/types.ts';
@@ -48,6 +49,12 @@ export interface StartOptions {
   wrapFacilitator?: (facilitator: FacilitatorClient) => FacilitatorClient;
   /** Dev mode: keep the chain in the data directory across restarts (npm start does). */
   persistChain?: boolean;
+  /** Tests wrap the store (e.g. to take the database away and bring it back). */
+  wrapStore?: (store: Store) => Store;
+  /** Tests skew this process's clock (the gate and the reconciler read it). */
+  clock?: () => Date;
+  /** Tests start a fresh embedded store from a migrated template (see buildEmbeddedTemplate). */
+  storeTemplate?: string;
 }
 
 /** Starts the whole service: the dev chain and local facilitator in dev mode, the store, the HTTP listener. */
@@ -138,16 +145,19 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const facilitator = wrap ? facilitators.map((f) => wrap(f)) : facilitators;
     const offer = offers[0]!;
 
-    const store: Store = config.databaseUrl
+    const opened: Store = config.databaseUrl
       ? openPostgresStore({ url: config.databaseUrl, poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs })
-      : await openEmbeddedStore(config.dataDir);
-    cleanups.push(() => store.close());
+      : await openEmbeddedStore(config.dataDir, { statementTimeoutMs: config.databaseStatementTimeoutMs, template: options.storeTemplate });
+    cleanups.push(() => opened.close());
+    const store = options.wrapStore ? options.wrapStore(opened) : opened;
     // An unreachable database does not stop the start: paid routes answer 503 until it is back.
     await store.ensureSchema().catch((error: unknown) => log.warn({ err: describeError(error) }, 'database unavailable at start'));
     const rpcUrl = devChain?.rpcUrl ?? config.evmRpcUrl;
     const settlementChain = rpcUrl ? evmSettlementChain(rpcUrl) : undefined;
+    const solanaRpcUrl = solanaChain?.rpcUrl ?? config.solana.rpcUrl;
+    const solanaNetwork = solanaChain?.network ?? config.solana.network;
+    const solanaReader = solanaRpcUrl ? solanaSettlementChain(solanaRpcUrl) : undefined;
     const listener = await listen(config.port, config.host);
-    cleanups.push(() => listener.close());
     const baseUrl = config.publicBaseUrl ?? listener.url;
     const percall = await createPercall({
       config,
@@ -157,10 +167,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
       offers,
       products: options.products,
       baseUrl,
-      chainFor: (network) => (network === offer.network ? settlementChain : undefined),
+      chainFor: (network) => (network === offer.network ? settlementChain : network === solanaNetwork ? solanaReader : undefined),
       mppSecretKey: config.mpp.secretKey ?? (config.mode === 'dev' ? await devMppSecret(config.dataDir) : undefined),
+      clock: options.clock,
     });
     cleanups.push(() => percall.stop());
+    // Runs first on stop: no new connections, in-flight paid calls finish (settle, ledger, response)
+    // while the store, chain and background work they need are still up.
+    cleanups.push(() => listener.close(config.shutdownGraceMs));
     listener.setHandler(percall.app.fetch);
     // A dev chain restarted from its saved state may lack the last second of transactions.
     if (devChain) await percall.reconciler.checkLedgerAgainstChain(devChain.network, 200).catch((error: unknown) => log.warn({ err: describeError(error) }, 'ledger check against the dev chain failed'));
@@ -198,26 +212,4 @@ async function devMppSecret(dataDir: string): Promise<string> {
     await writeFile(path, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
     return (await readFile(path, 'utf8')).trim();
   }
-}
-
-/** What a Solana client needs to pay the dev service; written to `<dataDir>/dev-solana.json`. */
-export interface SolanaDevInfo {
-  network: string;
-  rpcUrl: string;
-  mint: string;
-  payTo: string;
-  buyerAddress: string;
-  /** Dev only: a fixed-seed key on the in-process chain, worthless anywhere else (base58, 64 bytes). */
-  buyerSecretKey: string;
-}
-
-function solanaDevInfo(chain: SolanaDevChain): SolanaDevInfo {
-  return {
-    network: chain.network,
-    rpcUrl: chain.rpcUrl,
-    mint: chain.mint,
-    payTo: chain.payTo,
-    buyerAddress: chain.buyer.address,
-    buyerSecretKey: getBase58Decoder().decode(chain.buyer.secretKey),
-  };
 }

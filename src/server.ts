@@ -7,7 +7,11 @@ export interface Listener {
   port: number;
   /** Route requests to this handler; set once the app is built (the URL must be known first). */
   setHandler(handler: Handler): void;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections and waits for in-flight requests to be answered, at most `graceMs`;
+   * connections still open then are cut (a paid response cut off this way stays redeemable).
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -38,11 +42,19 @@ export async function listen(port: number, host: string): Promise<Listener> {
     setHandler: (h) => {
       handler = h;
     },
-    close: () =>
+    close: (graceMs = 0) =>
       new Promise((resolve) => {
-        server.close(() => resolve());
-        // Keep-alive sockets would hold close() open; they carry no in-flight work once we get here.
-        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        const connections = server as unknown as { closeIdleConnections(): void; closeAllConnections(): void };
+        // Requests already running keep their connection until answered; idle keep-alive sockets go
+        // now, and each busy one as soon as its response is written (Node answers it with close).
+        const idle = setInterval(() => connections.closeIdleConnections(), 50);
+        const cut = setTimeout(() => connections.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearInterval(idle);
+          clearTimeout(cut);
+          resolve();
+        });
+        connections.closeIdleConnections();
       }),
   };
 }

@@ -1,79 +1,16 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ALL_PRODUCTS } from '../src/catalogue/all.ts';
 import { withUpstreams } from '../src/catalogue/index.ts';
 import { INFERENCE_MODELS } from '../src/catalogue/models.ts';
-import type { AvailableProduct, Product, ProductContext } from '../src/catalogue/types.ts';
-
-/** Every tool of the service description's tool table. */
-const TOOLS = [
-  'server_time', 'echo', 'web_extract', 'sentiment', 'company_research', 'answer_with_sources', 'crypto_price',
-  'bazaar_pulse', 'listing_triage', 'wallet_spy', 'endpoint_task_evaluation', 'inference', 'chat_completion',
-  'agent_route', 'agent_preflight_bundle', 'agent_return_context', 'agent_readiness_audit', 'batch_extract',
-  'batch_url_json', 'x401_batch_extract', 'bazaar_category_heat', 'bazaar_category_heat_feed', 'bazaar_delta',
-  'bazaar_listing_lint', 'bazaar_market_report', 'bazaar_new_listings', 'bazaar_price_stats', 'bazaar_seller_rank',
-  'bazaar_trending', 'mpp_route', 'mpp_admission_gate', 'route_task', 'browser_evidence', 'base_block_number',
-  'base_gas_price', 'base_tx_status', 'base_transfer_search_rpc', 'base_transfer_search', 'base_usdc_balance',
-  'base_usdc_transfer_check', 'base_wallet_profile', 'b402_preflight', 'classify_text', 'extract_json',
-  'extract_keywords', 'rewrite_text', 'summarize_text', 'fetch_x402_content', 'lei_resolve', 'ghost_bid_audit',
-  'payer_profile', 'compile_payment_policy', 'people_record_normalize', 'people_search', 'profile_search',
-  'people_enrich', 'prepaid_access_token', 'web_search', 'reprice_regret', 'research_answer', 'run_python',
-  'settlement_verify', 'x402_receipt_lookup', 'award_flight_search', 'tweets_search', 'x402_endpoint_verify',
-  'x402_facilitator_health', 'purchase_website_decision_packet', 'purchase_web_extraction_sample', 'service_gateway',
-  'us_equity_snapshot', 'wallet_analyze', 'token_metrics', 'trading_signals', 'market_intel', 'solana_ops_context',
-  'solana_priority_fee', 'token_flow_activity', 'proxy_implementation',
-];
-
-/** Tool prices of the tool table. */
-const TOOL_PRICES: Record<string, string> = {
-  server_time: '0.01', echo: '0.01', web_extract: '0.03', sentiment: '0.05', company_research: '0.50',
-  answer_with_sources: '0.65', crypto_price: '0.004', bazaar_pulse: '0.002', wallet_analyze: '0.005',
-  token_metrics: '0.003', trading_signals: '0.005', market_intel: '0.10', service_gateway: '0.001187',
-  bazaar_category_heat_feed: '0.001079', agent_readiness_audit: '1.00', prepaid_access_token: '1.00',
-};
+import { DOMAINS } from '../src/catalogue/registry.ts';
+import { catalogueSnapshot } from '../src/catalogue/snapshot.ts';
+import type { Product } from '../src/catalogue/types.ts';
 
 const PAID = '/api/v1/paid/';
-/** Documented routes (with their table prices) and the other paid paths seen in traffic. */
-const DOCUMENTED_ROUTES: [method: 'GET' | 'POST', path: string, price: string][] = [
-  ['GET', 'time', '0.01'],
-  ['GET', 'echo', '0.01'],
-  ['POST', 'inference', '0.01'],
-  ['POST', 'analytics-query', '0.05'],
-  ['POST', 'web-extract', '0.03'],
-  ['POST', 'token-metrics', '0.03'],
-  ['POST', 'wallet-analyze', '0.08'],
-  ['POST', 'sentiment', '0.05'],
-  ['POST', 'company-research', '0.50'],
-  ['POST', 'answer-with-sources', '0.65'],
-  ['GET', 'crypto-price', '0.004'],
-  ['GET', 'bazaar-pulse', '0.001'],
-  ['POST', 'trading-signals', '0.05'],
-  ['POST', 'market-intel', '0.10'],
-  ['GET', 'wallet-spy', '0.03'],
-  ['POST', 'endpoint-task-evaluation', '0.01'],
-];
-const OTHER_GET = [
-  'listing-triage', 'bazaar-market-report', 'bazaar-delta', 'bazaar-category-heat', 'bazaar-seller-rank',
-  'bazaar-price-stats', 'bazaar-new-listings', 'bazaar-trending', 'bazaar-listing-lint', 'base-block-number',
-  'base-gas-price', 'base-usdc-balance', 'base-usdc-transfer-check', 'base-tx-status', 'x402-facilitator-health',
-  'x402-receipt-lookup', 'tweets-search',
-  // 'proxy-implementation' is listed under GET and POST; it is declared POST (GET alias handled by the router).
-];
-const OTHER_POST = [
-  'rewrite', 'summarize', 'classify', 'extract-json', 'keyword-extract', 'mpp-route', 'route-task', 'agent-route',
-  'agent-readiness-audit', 'agent-preflight-bundle', 'agent-return-context', 'base-transfer-search',
-  'base-wallet-profile', 'batch-extract', 'batch-url-json', 'x401-batch-extract', 'bazaar-category-heat-feed',
-  'fetch-x402', 'compile-policy', 'purchase-web-extraction-sample', 'evidence/browser', 'b402-preflight',
-  'ghost-bid-audit', 'mpp-admission-gate', 'us-equity-snapshot', 'token-flow-activity', 'research-answer',
-  'reprice-regret', 'run-python', 'payer-profile', 'people-enrich', 'people-search', 'profile-search',
-  'people-record-normalize', 'web-search', 'chat-completion', 'award-flight-search', 'solana-ops-context',
-  'prepaid-access-token', 'service-gateway', 'x402-endpoint-verify', 'settlement-verify', 'proxy-implementation',
-];
-const ROUTES: [string, string][] = [
-  ...DOCUMENTED_ROUTES.map(([m, p]) => [m, PAID + p] as [string, string]),
-  ...OTHER_GET.map((p) => ['GET', PAID + p] as [string, string]),
-  ...OTHER_POST.map((p) => ['POST', PAID + p] as [string, string]),
-];
 
 /** Tool ↔ route pairs that do not follow snake_case ↔ kebab-case. */
 const KNOWN_PAIRS: Record<string, string> = {
@@ -89,8 +26,11 @@ const KNOWN_PAIRS: Record<string, string> = {
 
 const MPP_TOOLS = ['endpoint_task_evaluation', 'mpp_route', 'solana_ops_context', 'mpp_admission_gate'];
 
+/** Products whose HTTP route and MCP tool are priced apart (the tables say so); every other pair has one price. */
+const PRICED_APART = ['token-metrics', 'wallet-analyze', 'bazaar-pulse', 'trading-signals'];
+
 const products = ALL_PRODUCTS as readonly Product[];
-const ctx = (now: Date): ProductContext => ({ now, signal: new AbortController().signal, tier: 'paid', catalogue: [], fetch: () => Promise.reject(new Error('no fetching in this test')) });
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const byId = (id: string) => {
   const p = products.find((x) => x.id === id);
   if (!p) throw new Error(`no product ${id}`);
@@ -109,20 +49,18 @@ describe('catalogue', () => {
     }
   });
 
-  it('declares every tool of the tool table exactly once, and no other', () => {
-    expect(new Set(TOOLS).size).toBe(TOOLS.length);
-    const tools = products.flatMap((p) => (p.mcp ? [p.mcp.tool] : []));
-    expect(new Set(tools).size).toBe(tools.length);
-    expect([...tools].sort()).toEqual([...TOOLS].sort());
+  it('is the committed snapshot: ids, routes, tools, prices per surface, modes, rails, status, requires', async () => {
+    // A change here is a change of what is sold: review test/catalogue.snapshot.json, then `npx vitest run -u test/catalogue.test.ts`.
+    const snapshot = `[\n${catalogueSnapshot(DOMAINS).map((p) => `  ${JSON.stringify(p)}`).join(',\n')}\n]\n`;
+    await expect(snapshot).toMatchFileSnapshot('./catalogue.snapshot.json');
+    expect(DOMAINS.flatMap((d) => d.products)).toEqual(products);
   });
 
-  it('declares every paid HTTP path exactly once with its method, and no other', () => {
-    const keys = ROUTES.map(([m, p]) => `${m} ${p}`);
-    expect(new Set(keys).size).toBe(keys.length);
+  it('declares every tool and every paid HTTP path exactly once', () => {
+    const tools = products.flatMap((p) => (p.mcp ? [p.mcp.tool] : []));
+    expect(new Set(tools).size).toBe(tools.length);
     const paths = products.flatMap((p) => (p.http ? [p.http.path] : []));
     expect(new Set(paths).size).toBe(paths.length);
-    const declared = products.flatMap((p) => (p.http ? [`${p.http.method} ${p.http.path}`] : []));
-    expect([...declared].sort()).toEqual([...keys].sort());
   });
 
   it('skips the non-paid-prefix challenge paths', () => {
@@ -157,20 +95,9 @@ describe('catalogue', () => {
       }
       if (p.mode.kind === 'upto') expect(p.mode.maximumAuthorization, p.id).toMatch(usd);
     }
-    for (const [m, path, price] of DOCUMENTED_ROUTES) {
-      const p = products.find((x) => x.http?.path === PAID + path);
-      expect(p?.http?.method, path).toBe(m);
-      expect(p?.http?.price, path).toBe(price);
-    }
-    for (const [tool, price] of Object.entries(TOOL_PRICES)) {
-      expect(products.find((x) => x.mcp?.tool === tool)?.mcp?.price, tool).toBe(price);
-    }
-    // Routes only seen in traffic are priced as their tool.
-    for (const p of products) {
-      if (p.http && p.mcp && !DOCUMENTED_ROUTES.some(([, path]) => PAID + path === p.http?.path)) {
-        expect(p.http.price, p.id).toBe(p.mcp.price);
-      }
-    }
+    // Otherwise a route and its tool have one price.
+    const apart = products.filter((p) => p.http && p.mcp && p.http.price !== p.mcp.price).map((p) => p.id);
+    expect(apart.sort()).toEqual([...PRICED_APART].sort());
   });
 
   it('sets mode and rails as described', () => {
@@ -182,42 +109,12 @@ describe('catalogue', () => {
     }
   });
 
-  it('has input schemas that convert to JSON Schema (input side)', () => {
-    for (const p of products) {
-      const js = z.toJSONSchema(p.input, { io: 'input' });
-      expect(js.type, p.id).toBe('object');
-    }
-  });
-
-  it('has an inputExample that parses against every input schema', () => {
-    for (const p of products) {
-      expect(p.inputExample, p.id).toBeDefined();
-      const r = p.input.safeParse(p.inputExample);
-      expect(r.success, `${p.id}: ${r.error?.message}`).toBe(true);
-    }
-  });
-
-  it('accepts the GET query parameters as strings', () => {
-    for (const p of products) {
-      if (p.http?.method !== 'GET' || !p.inputExample) continue;
-      const asQuery = Object.fromEntries(Object.entries(p.inputExample).map(([k, v]) => [k, String(v)]));
-      const r = p.input.safeParse(asQuery);
-      expect(r.success, `${p.id}: ${r.error?.message}`).toBe(true);
-    }
-  });
-
-  it('has outputExamples that satisfy their outputSchema', () => {
+  it('publishes the output schemas the tables name', () => {
     const withOutput = ['time', 'echo', 'analytics-query', 'web-extract', 'crypto-price', 'bazaar-pulse', 'trading-signals', 'endpoint-task-evaluation'];
     for (const id of withOutput) {
       const p = byId(id);
       expect(p.outputSchema, id).toBeDefined();
       expect(p.outputExample, id).toBeDefined();
-    }
-    for (const p of products) {
-      if (!p.outputSchema) continue;
-      const schema = z.fromJSONSchema(p.outputSchema as Parameters<typeof z.fromJSONSchema>[0]);
-      const r = schema.safeParse(p.outputExample);
-      expect(r.success, `${p.id}: ${r.error?.message}`).toBe(true);
     }
   });
 
@@ -278,31 +175,80 @@ describe('catalogue', () => {
   });
 });
 
-describe('time and echo', () => {
-  const now = new Date('2025-06-01T12:34:56.789Z');
+/** Every source file under a directory, recursively. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
 
-  it('time returns the ISO time and Unix seconds from ctx.now', async () => {
-    const p = byId('time') as AvailableProduct;
-    const out = await p.run(p.input.parse({}), ctx(now));
-    expect(out).toEqual({ time: '2025-06-01T12:34:56.789Z', unix: 1_748_781_296 });
-    expect(Number.isInteger((out as { unix: number }).unix)).toBe(true);
+/** The files a source file imports by relative path, resolved. */
+function relativeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => resolve(dirname(file), m[1]!));
+}
+
+describe.each(DOMAINS.flatMap((d) => d.products.map((product) => ({ id: product.id, domain: d.name, product }))))('product $id (conformance)', ({ domain, product: p }) => {
+  it('has an input schema that converts to JSON Schema (input side) and an inputExample that parses', () => {
+    expect(z.toJSONSchema(p.input, { io: 'input' }).type).toBe('object');
+    expect(p.inputExample).toBeDefined();
+    const r = p.input.safeParse(p.inputExample);
+    expect(r.success, r.error?.message).toBe(true);
   });
 
-  it('echo returns the parameters as a query string in order, with a timestamp', async () => {
-    const p = byId('echo') as AvailableProduct;
-    const out = await p.run(p.input.parse({ a: '1', b: 'x' }), ctx(now));
-    expect(out).toEqual({ echo: 'a=1&b=x', timestamp: '2025-06-01T12:34:56.789Z' });
-    const spaced = await p.run(p.input.parse({ z: 'hello world', a: 'é&=' }), ctx(now));
-    expect((spaced as { echo: string }).echo).toBe('z=hello+world&a=%C3%A9%26%3D');
-    expect(await p.run(p.input.parse({}), ctx(now))).toEqual({ echo: '', timestamp: '2025-06-01T12:34:56.789Z' });
+  if (p.http?.method === 'GET') it('accepts its GET query parameters as strings', () => {
+    const asQuery = Object.fromEntries(Object.entries(p.inputExample ?? {}).map(([k, v]) => [k, String(v)]));
+    const r = p.input.safeParse(asQuery);
+    expect(r.success, r.error?.message).toBe(true);
   });
 
-  it('time and echo outputs satisfy their output schemas', async () => {
-    for (const [id, input] of [['time', {}], ['echo', { q: 'x402' }]] as const) {
-      const p = byId(id) as AvailableProduct;
-      const out = await p.run(p.input.parse(input), ctx(now));
-      const schema = z.fromJSONSchema(p.outputSchema as Parameters<typeof z.fromJSONSchema>[0]);
-      expect(schema.safeParse(out).success, id).toBe(true);
+  if (p.output !== undefined || p.outputSchema !== undefined) it('has an output example that matches its output schema, published as its JSON Schema', () => {
+    if (p.output) {
+      const r = p.output.safeParse(p.outputExample);
+      expect(r.success, r.error?.message).toBe(true);
+    }
+    if (p.outputSchema) {
+      expect(p.output, 'a published output schema comes from the zod output').toBeDefined();
+      expect(p.outputSchema).toEqual(z.toJSONSchema(p.output!));
+      const r = z.fromJSONSchema(p.outputSchema as Parameters<typeof z.fromJSONSchema>[0]).safeParse(p.outputExample);
+      expect(r.success, r.error?.message).toBe(true);
+    }
+  });
+
+  if (p.status === 'available') it('is on sale from its own folder, with a colocated unit test and an output schema', () => {
+    const folder = join(SRC, 'products', domain, p.id);
+    expect(existsSync(join(folder, 'index.ts')), `${relative(SRC, folder)}/index.ts`).toBe(true);
+    expect(existsSync(join(folder, `${p.id}.test.ts`)), `${relative(SRC, folder)}/${p.id}.test.ts`).toBe(true);
+    expect(p.output).toBeDefined();
+  });
+});
+
+describe('the product layout', () => {
+  const products = join(SRC, 'products');
+  const kit = join(products, 'kit');
+
+  it('products never import the catalogue or the doors (the catalogue imports products)', () => {
+    const outside = ['catalogue', 'http', 'mcp', 'payments', 'checkout', 'discovery', 'telemetry', 'store', 'identity'].map((d) => join(SRC, d));
+    for (const file of sourceFiles(products)) {
+      for (const target of relativeImports(file)) {
+        expect(outside.some((dir) => target.startsWith(dir + '/')), `${relative(SRC, file)} imports ${relative(SRC, target)}`).toBe(false);
+      }
+    }
+  });
+
+  it('the kit imports only itself and providers', () => {
+    for (const file of sourceFiles(kit)) {
+      for (const target of relativeImports(file)) {
+        expect(target.startsWith(kit + '/') || target.startsWith(join(SRC, 'providers') + '/'), `${relative(SRC, file)} imports ${relative(SRC, target)}`).toBe(true);
+      }
+    }
+  });
+
+  it('every domain of the registry is a folder with a product or a planned.ts', () => {
+    for (const d of DOMAINS) {
+      const folder = join(products, d.name);
+      expect(existsSync(folder), d.name).toBe(true);
+      for (const p of d.products.filter((x) => x.status === 'unavailable')) {
+        expect(readFileSync(join(folder, 'planned.ts'), 'utf8'), p.id).toContain(`id: '${p.id}'`);
+      }
     }
   });
 });

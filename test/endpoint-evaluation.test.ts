@@ -10,13 +10,11 @@ let chain: DevChain;
 let service: RunningService;
 let api: Server;
 let apiUrl: string;
-let seenPaymentHeaders = 0;
 /** A loopback port nothing listens on (a server was bound there and closed). */
 let closedPort: number;
 
 beforeAll(async () => {
   ({ url: apiUrl, server: api } = await localSite((req, res) => {
-    if (req.headers['payment-signature'] || req.headers['x-payment']) seenPaymentHeaders++;
     if (req.url === '/status') return res.writeHead(200, { 'content-type': 'application/json', 'x-api-version': '3.1.4' }).end(JSON.stringify({ ok: true, uptime: 42, secret: 'never-returned' }));
     res.writeHead(500).end('boom');
   }));
@@ -43,34 +41,6 @@ describe('endpoint-task-evaluation', () => {
     const after = await balances(chain);
     expect(before.buyer - after.buyer).toBe(10_000n);
     expect(after.payTo - before.payTo).toBe(10_000n);
-  });
-
-  it('checks a plain JSON endpoint against status, header, schema and latency assertions, never returning its body', async () => {
-    const passing = await evaluate({
-      target_url: `${apiUrl}/status`,
-      headers: { 'x-trace': '1', 'payment-signature': 'would-pay' },
-      task_assertions: {
-        expect_status: [200, 204],
-        expect_headers: { 'x-api-version': '/^3\\./' },
-        json_schema: { type: 'object', required: ['ok', 'uptime'], properties: { ok: { const: true }, uptime: { type: 'integer' } } },
-        max_latency_ms: 5000,
-        body_contains: '"ok":true',
-      },
-    });
-    expect(passing.json).toMatchObject({ status: 200, payment_required: false, payment_accepted: false, response_valid: true, schema_errors: [] });
-    expect(JSON.stringify(passing.json)).not.toContain('never-returned');
-    expect(seenPaymentHeaders).toBe(0);
-
-    const failing = await evaluate({
-      target_url: `${apiUrl}/status`,
-      task_assertions: { json_schema: { type: 'object', required: ['version'] }, expect_headers: { 'x-api-version': '4.0.0' } },
-    });
-    expect(failing.json.response_valid).toBe(false);
-    expect(failing.json.schema_errors).toEqual(expect.arrayContaining([expect.stringContaining("must have required property 'version'"), expect.stringContaining('x-api-version')]));
-    expect(failing.json.failure_reason).toEqual(expect.any(String));
-
-    const broken = await evaluate({ target_url: `${apiUrl}/broken` });
-    expect(broken.json).toMatchObject({ status: 500, response_valid: false, failure_reason: 'status 500 is not 2xx or 402' });
   });
 
   it('a private target is bad input: 422, not charged', async () => {

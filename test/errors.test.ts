@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { paymentKey } from '../src/payments/payment-key.ts';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
@@ -9,7 +10,7 @@ import { TEST_PRODUCTS } from './helpers/products.ts';
 let chain: DevChain;
 let service: RunningService & { dataDir: string };
 /** Flip to simulate facilitator trouble in the shared service. */
-const faults = { verifyUnreachable: false, settleFails: false };
+const faults = { verifyUnreachable: false, settleFails: false, settleUnknown: false };
 
 function faultyFacilitator(inner: FacilitatorClient): FacilitatorClient {
   return {
@@ -19,7 +20,10 @@ function faultyFacilitator(inner: FacilitatorClient): FacilitatorClient {
       return inner.verify(payload, requirements);
     },
     settle: async (payload, requirements) => {
-      if (faults.settleFails) return { success: false, errorReason: 'transaction_failed', transaction: '', network: requirements.network };
+      // Refused before any broadcast (funds moved away since verify): nothing can have moved.
+      if (faults.settleFails) return { success: false, errorReason: 'insufficient_funds', transaction: '', network: requirements.network };
+      // A failure that may follow a broadcast: only the chain can tell.
+      if (faults.settleUnknown) return { success: false, errorReason: 'transaction_failed', transaction: '', network: requirements.network };
       return inner.settle(payload, requirements);
     },
   };
@@ -120,10 +124,24 @@ describe('failures on our side never charge and never release a body', () => {
       expect(response.status).toBe(402);
       const text = await response.text();
       expect(text).not.toContain('secret=result');
-      expect(JSON.parse(text).error).toBe('transaction_failed');
+      expect(JSON.parse(text).error).toBe('insufficient_funds');
       expect(settlementOf(response)?.success).toBe(false);
     } finally {
       faults.settleFails = false;
+    }
+  });
+
+  it('a settle failure that may follow a broadcast releases no body and parks the payment for the chain to judge', async () => {
+    const url = `${service.url}/api/v1/paid/echo?secret=parked`;
+    const payload = await signPayment(chain.buyer.privateKey, await quote(url));
+    faults.settleUnknown = true;
+    try {
+      const response = await fetch(url, { headers: paymentHeader(payload) });
+      await expectProblem(response, 503);
+      expect(response.headers.get('retry-after')).toBeTruthy();
+      expect(await service.percall.store.paymentState(paymentKey(payload))).toBe('pending');
+    } finally {
+      faults.settleUnknown = false;
     }
   });
 });

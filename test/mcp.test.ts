@@ -256,8 +256,30 @@ describe('MCP server at /mcp with the official SDK client', () => {
     expect(failed.isError).toBe(true);
     expect(failed.structuredContent).toBeUndefined();
     expect(text(failed)).toMatch(/non-public address.*Nothing was charged/);
+    // The same problem document an HTTP caller gets: code, status and field, beside the text.
+    expect(failed._meta?.['percall/problem']).toMatchObject({ type: 'urn:percall:problem:input-rejected', code: 'input-rejected', status: 422, errors: [{ field: 'url' }] });
     expect(await balances(chain)).toEqual(before);
     await client.close();
+  });
+
+  it('a tool error carries the problem the HTTP route answers: payments not ready is the same 503 on both doors', async () => {
+    const rail = service.percall.rail;
+    Object.defineProperty(rail, 'ready', { configurable: true, get: () => false });
+    try {
+      const http = await fetch(`${service.url}/api/v1/paid/echo?x=1`);
+      expect(http.status).toBe(503);
+      const problem = await http.json();
+      const { client } = await listedClient();
+      const result = await call(client, 'echo', { x: '1' });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      expect(result._meta?.['percall/problem']).toEqual({ ...problem, retry_after: Number(http.headers.get('retry-after')) });
+      expect(problem).toMatchObject({ code: 'payment-facilitator-unavailable', status: 503 });
+      await client.close();
+    } finally {
+      delete (rail as { ready?: boolean }).ready;
+    }
+    expect(rail.ready).toBe(true);
   });
 
   it('a PROOF-REQUEST is admitted by the output schema of a proof-gated tool that declares one', async () => {
@@ -281,6 +303,8 @@ describe('MCP server at /mcp with the official SDK client', () => {
     const { client } = await listedClient();
     await expect(call(client, 'no_such_tool', {})).rejects.toMatchObject({ code: -32602, message: 'MCP error -32602: unknown tool no_such_tool' });
     await expect(call(client, 'echo', { n: 5 })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/^MCP error -32602: invalid arguments for echo: n/) });
+    // Its data is the problem document HTTP callers get for the same input.
+    await expect(call(client, 'echo', { n: 5 })).rejects.toMatchObject({ data: { code: 'invalid-input', status: 400, errors: [{ field: 'n', message: expect.any(String) }] } });
     await expect(call(client, 'search_tools', { limit: 0 })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/^MCP error -32602: invalid arguments for search_tools: limit/) });
     await client.close();
   });

@@ -14,13 +14,12 @@ import { paymentKey } from '../src/payments/payment-key.ts';
 import {
   MppRail,
   challengeNonce,
-  hasPaymentCredential,
-  problemResponse,
   tempoConfigFromEnv,
   type ChallengeLedger,
   type MppRailOptions,
   type MppRoute,
-} from '../src/payments/mpp-rail.ts';
+} from '../src/payments/mpp/index.ts';
+import { hasPaymentCredential, problemResponse, receiptHeader, receiptHeaders } from '../src/http/mpp-wire.ts';
 import { localSite } from './helpers/local-site.ts';
 import { balances, startTestChain } from './helpers/service.ts';
 
@@ -67,7 +66,6 @@ function railOptions(overrides: Partial<MppRailOptions> = {}): MppRailOptions {
     assetVersion: chain.usdcVersion,
     decimals: 6,
     payTo: chain.payTo,
-    facilitator,
     challenges: ledger,
     expiresInSeconds: 300,
     maxTimeoutSeconds: 300,
@@ -75,7 +73,7 @@ function railOptions(overrides: Partial<MppRailOptions> = {}): MppRailOptions {
   };
 }
 
-/** What the lead's gate does, reduced: verify credential → facilitator verify → product → settle → receipt. */
+/** What the payment gate does, reduced: verify credential → facilitator verify → product → settle → receipt. */
 async function handler(request: Request): Promise<Response> {
   const door = DOORS[new URL(request.url).pathname];
   if (!door) return new Response('not found', { status: 404 });
@@ -98,7 +96,7 @@ async function handler(request: Request): Promise<Response> {
   }
   return new Response(JSON.stringify(output), {
     status: 200,
-    headers: { 'Content-Type': 'application/json', ...rail.successHeaders(settlement) },
+    headers: { 'Content-Type': 'application/json', ...receiptHeaders(settlement) },
   });
 }
 
@@ -368,10 +366,10 @@ describe('MPP rail: the verified credential is an x402 exact payment', () => {
 
   it('merges private into an existing Cache-Control', () => {
     const settlement = { success: true, transaction: `0x${'ab'.repeat(32)}`, network: chain.network } as const;
-    expect(rail.successHeaders(settlement)['Cache-Control']).toBe('private');
-    expect(rail.successHeaders(settlement, 'public, max-age=60')['Cache-Control']).toBe('max-age=60, private');
-    expect(rail.successHeaders(settlement, 'no-store')['Cache-Control']).toBe('no-store, private');
-    const receipt = Receipt.deserialize(rail.receiptHeader(settlement, new Date('2026-01-02T03:04:05.000Z')));
+    expect(receiptHeaders(settlement)['Cache-Control']).toBe('private');
+    expect(receiptHeaders(settlement, 'public, max-age=60')['Cache-Control']).toBe('max-age=60, private');
+    expect(receiptHeaders(settlement, 'no-store')['Cache-Control']).toBe('no-store, private');
+    const receipt = Receipt.deserialize(receiptHeader(settlement, new Date('2026-01-02T03:04:05.000Z')));
     expect(receipt).toEqual({ method: 'evm', reference: settlement.transaction, status: 'success', timestamp: '2026-01-02T03:04:05.000Z' });
   });
 });

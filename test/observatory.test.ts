@@ -27,7 +27,7 @@ function failingSettle(inner: FacilitatorClient): FacilitatorClient {
   return {
     getSupported: () => inner.getSupported(),
     verify: (p, r) => inner.verify(p, r),
-    settle: async (p, r) => (settleFails.on ? { success: false, errorReason: 'transaction_failed', transaction: '', network: r.network } : inner.settle(p, r)),
+    settle: async (p, r) => (settleFails.on ? { success: false, errorReason: 'insufficient_funds', transaction: '', network: r.network } : inner.settle(p, r)),
   };
 }
 

@@ -107,7 +107,9 @@ describe('the paying CLI (npx percall pay)', () => {
       const code = await runPayCommand(['GET', `${service.url}/api/v1/paid/echo?via=cli`], (line) => lines.push(line));
       expect(code).toBe(0);
     } finally {
-      process.env.PERCALL_DATA_DIR = previous;
+      // Assigning undefined would store the string "undefined" for the files that run after this one.
+      if (previous === undefined) delete process.env.PERCALL_DATA_DIR;
+      else process.env.PERCALL_DATA_DIR = previous;
     }
     const output = lines.join('\n');
     expect(output).toContain('HTTP 200');

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import type { PaymentRequired } from '@x402/core/types';
-import type { ProductContext } from '../src/catalogue/types.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
-import { extractionSample } from '../src/products/purchase.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { localSite } from './helpers/local-site.ts';
 import { signPayment } from './helpers/payments.ts';
@@ -42,25 +40,6 @@ describe('purchase-decision products', () => {
       trust_signals: { https: false },
     });
     expect(paid.structuredContent.evidence).toEqual(expect.arrayContaining([expect.objectContaining({ claim: 'publishes an x402 payment catalogue' })]));
-  });
-
-  it('purchase_web_extraction_sample returns a bounded sample and points to the full extraction', async () => {
-    const ctx = {
-      now: new Date('2026-01-01T00:00:00Z'),
-      fetch: async (url: string) => ({
-        url,
-        status: 200,
-        headers: {},
-        contentType: 'text/html',
-        body: Buffer.from(`<html><head><title>Long</title></head><body><article><p>${'word '.repeat(1000)}</p></article></body></html>`),
-        latencyMs: 1,
-        redirects: 0,
-      }),
-    } as unknown as ProductContext;
-    const sample = await extractionSample({ url: 'https://example.com/long' }, ctx);
-    expect(sample).toMatchObject({ title: 'Long', truncated: true, full_extraction: { tool: 'web_extract' } });
-    expect(sample.content_sample.length).toBe(1500);
-    expect(sample.content_length).toBeGreaterThan(1500);
   });
 
   it('purchase_website_decision_packet is charged only once the page is extracted', async () => {

@@ -1,3 +1,4 @@
+import { ARTICLE, expectTidesArticle } from '../src/products/web/web-extract/article.fixture.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import type { DevChain } from '../src/devchain/stack.ts';
@@ -5,33 +6,6 @@ import type { RunningService } from '../src/runtime.ts';
 import { localSite } from './helpers/local-site.ts';
 import { paidPostJson } from './helpers/payments.ts';
 import { balances, useTestService } from './helpers/service.ts';
-
-const ARTICLE = `<!doctype html>
-<html lang="en-GB">
-<head>
-  <meta charset="utf-8">
-  <title>Tide tables explained | Coastal Notes</title>
-  <meta name="description" content="How tides work and how to read a tide table.">
-  <meta property="og:title" content="Tide tables explained">
-  <meta property="og:site_name" content="Coastal Notes">
-  <meta property="og:type" content="article">
-  <meta property="article:published_time" content="2026-03-14T08:00:00Z">
-  <link rel="canonical" href="/articles/tides">
-</head>
-<body>
-  <nav><a href="/">Home</a> <a href="/about">About</a> <a href="/subscribe">Subscribe</a></nav>
-  <article>
-    <h1>Tide tables explained</h1>
-    <p class="byline">By Ada Marsh</p>
-    <p>Tides are the regular rise and fall of the sea, caused mostly by the Moon's gravity and, to a lesser degree, the Sun's. Most coasts see two high and two low tides every lunar day of about 24 hours and 50 minutes.</p>
-    <p>A tide table lists the times and heights of high and low water for one place. Heights are given above chart datum, the level below which the tide rarely falls, so a negative height means unusually low water.</p>
-    <h2>Reading the table</h2>
-    <p>Find the date, then read across: each row gives a time and a height. Between the listed times the water rises or falls, fastest in the middle of the interval and slowest near high and low water, as the <a href="https://en.wikipedia.org/wiki/Rule_of_twelfths">rule of twelfths</a> describes.</p>
-    <p>Spring tides, with the largest range, come shortly after new and full moon; neap tides, with the smallest, after the quarter moons. Plan shore walks around low water of a spring tide and always check the local table.</p>
-  </article>
-  <footer>© Coastal Notes · <a href="/privacy">Privacy</a></footer>
-</body>
-</html>`;
 
 let chain: DevChain;
 let service: RunningService;
@@ -65,23 +39,7 @@ describe('web-extract', () => {
     const response = await extract(`${siteUrl}/old`);
     expect(response.status).toBe(200);
     const page = (await response.json()) as Record<string, any>;
-    expect(page.url).toBe(`${siteUrl}/articles/tides`);
-    expect(page.title).toBe('Tide tables explained');
-    expect(page.content).toContain('Tides are the regular rise and fall of the sea');
-    expect(page.content).toContain('Spring tides, with the largest range');
-    expect(page.content).not.toContain('Subscribe');
-    expect(page.markdown).toContain('## Reading the table');
-    expect(page.markdown).toContain('[rule of twelfths](https://en.wikipedia.org/wiki/Rule_of_twelfths)');
-    expect(page.description).toBe('How tides work and how to read a tide table.');
-    expect(page.links).toEqual(expect.arrayContaining([`${siteUrl}/about`, 'https://en.wikipedia.org/wiki/Rule_of_twelfths', `${siteUrl}/privacy`]));
-    expect(page.metadata).toMatchObject({
-      content_type: 'text/html',
-      lang: 'en-GB',
-      canonical: `${siteUrl}/articles/tides`,
-      site_name: 'Coastal Notes',
-      published_time: '2026-03-14T08:00:00Z',
-      open_graph: { title: 'Tide tables explained', type: 'article' },
-    });
+    expectTidesArticle(page, siteUrl);
     expect(new Date(page.extracted_at).toISOString()).toBe(page.extracted_at);
     expect(before.buyer - (await balances(chain)).buyer).toBe(30_000n);
   });

@@ -1,6 +1,6 @@
-import { unavailable, type AvailableProduct, type Product, type Surface, type UpstreamProvider } from './types.ts';
+import { unavailable, type AvailableProduct, type Product, type Surface, type UpstreamProvider } from '../products/kit/index.ts';
 
-export type { AvailableProduct, Product, Surface } from './types.ts';
+export type { AvailableProduct, Product, Surface } from '../products/kit/index.ts';
 
 /** USD price of a product on a surface; each surface carries its own price. */
 export function priceFor(product: Product, surface: Surface): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AvailableProduct } from './types.ts';
+import type { AvailableProduct } from '../products/kit/index.ts';
 
 /** A product's schemas as JSON Schema (draft 2020-12), for the 402 bazaar block, MCP and discovery documents. */
 export type JsonSchema = Record<string, unknown>;

@@ -9,7 +9,7 @@ import { createMppPayingFetch, createPayingFetch, createSolanaPayingFetch } from
 import { USDC_EIP712 } from '../devchain/contracts.ts';
 import { approvePermit2 } from '../devchain/permit2.ts';
 import type { DevInfo } from '../devchain/stack.ts';
-import type { SolanaDevInfo } from '../runtime.ts';
+import type { SolanaDevInfo } from '../devchain/solana.ts';
 import { atomicToUsd } from '../money.ts';
 
 const USAGE = `usage: percall pay [METHOD] URL [--json BODY] [--network evm|solana] [--scheme exact|upto] [--rail x402|mpp]

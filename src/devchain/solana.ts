@@ -35,6 +35,7 @@ import { createHash } from 'node:crypto';
 import {
   address,
   createKeyPairSignerFromPrivateKeyBytes,
+  getBase58Decoder,
   getAddressEncoder,
   getProgramDerivedAddress,
   lamports,
@@ -165,5 +166,27 @@ export async function startSolanaDevChain(options: SolanaDevChainOptions = {}): 
       return new DataView(account.data.buffer, account.data.byteOffset, account.data.byteLength).getBigUint64(64, true);
     },
     stop: () => rpc.close(),
+  };
+}
+
+/** What a Solana client needs to pay the dev service; written to `<dataDir>/dev-solana.json`. */
+export interface SolanaDevInfo {
+  network: string;
+  rpcUrl: string;
+  mint: string;
+  payTo: string;
+  buyerAddress: string;
+  /** Dev only: a fixed-seed key on the in-process chain, worthless anywhere else (base58, 64 bytes). */
+  buyerSecretKey: string;
+}
+
+export function solanaDevInfo(chain: SolanaDevChain): SolanaDevInfo {
+  return {
+    network: chain.network,
+    rpcUrl: chain.rpcUrl,
+    mint: chain.mint,
+    payTo: chain.payTo,
+    buyerAddress: chain.buyer.address,
+    buyerSecretKey: getBase58Decoder().decode(chain.buyer.secretKey),
   };
 }

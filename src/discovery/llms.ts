@@ -1,6 +1,6 @@
 import { atomicToUsd } from '../money.ts';
 import type { AvailableProduct } from '../catalogue/types.ts';
-import { MCP_MANIFEST_VERSION } from '../mcp/tools.ts';
+import { MCP_MANIFEST_VERSION } from '../version.ts';
 import {
   FREE_ENDPOINTS,
   SERVICE_SUMMARY,

@@ -1,12 +1,7 @@
 import type { Context } from 'hono';
-import type { z } from 'zod';
 import { readTextLimited } from '../read-limited.ts';
-import { withinDepth } from '../json-depth.ts';
-import type { FieldError } from './problem.ts';
 
-export type InputResult =
-  | { ok: true; value: unknown }
-  | { ok: false; status: 400 | 413; errors: FieldError[] };
+export { MAX_INPUT_DEPTH, parseJsonBody, queryInput, validate, type InputResult } from '../checkout/input.ts';
 
 /** Reads the request body up to `limit` bytes; never buffers more than that. */
 export async function readBodyLimited(c: Context, limit: number): Promise<{ ok: true; text: string } | { ok: false }> {
@@ -14,46 +9,4 @@ export async function readBodyLimited(c: Context, limit: number): Promise<{ ok: 
   if (Number.isFinite(declared) && declared > limit) return { ok: false };
   const text = await readTextLimited(c.req.raw.body, limit);
   return text === undefined ? { ok: false } : { ok: true, text };
-}
-
-/** Parses a JSON body text; an empty body is an empty object. */
-export function parseJsonBody(text: string): InputResult {
-  if (text.trim() === '') return { ok: true, value: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, status: 400, errors: [{ field: 'body', message: `malformed JSON (${(error as Error).message})` }] };
-  }
-  return withinDepth(value, MAX_INPUT_DEPTH) ? { ok: true, value } : TOO_DEEP;
-}
-
-/**
- * How deeply an input may nest. JSON.parse takes any depth, but what reads an input later recurses
- * (canonical JSON of request digests and proof hashes, JSON.stringify, schema validators) and
- * overflows the stack a few thousand levels down; genuine inputs (JSON Schemas included) nest a few levels.
- */
-export const MAX_INPUT_DEPTH = 64;
-
-const TOO_DEEP: InputResult = { ok: false, status: 400, errors: [{ field: 'body', message: `nested deeper than ${MAX_INPUT_DEPTH} levels` }] };
-
-/** Query parameters as a flat record in their order (repeated keys keep the last value). */
-export function queryInput(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
-  url.searchParams.forEach((value, key) => {
-    out[key] = value;
-  });
-  return out;
-}
-
-export function validate(schema: z.ZodType, value: unknown): InputResult {
-  // Inputs that did not come through parseJsonBody (MCP arguments, an order's input) are bounded here.
-  if (!withinDepth(value, MAX_INPUT_DEPTH)) return TOO_DEEP;
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  return {
-    ok: false,
-    status: 400,
-    errors: parsed.error.issues.map((issue) => ({ field: issue.path.length ? issue.path.join('.') : 'body', message: issue.message })),
-  };
 }

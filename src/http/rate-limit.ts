@@ -4,7 +4,7 @@ import { describeError, type Logger } from '../log.ts';
 import { StoreUnavailableError } from '../store/sql-store.ts';
 import type { Store } from '../store/types.ts';
 import { clientIp } from '../telemetry/geo.ts';
-import { problemResponse, problems } from './problem.ts';
+import { problemResponse, problems, type Problem } from './problem.ts';
 
 /**
  * Free routes that create state, each with its own budget per client:
@@ -74,6 +74,12 @@ export class RateLimiter {
 
   /** Counts one request of `client`; the 429 to answer when it is over the bucket's limit. */
   async take(bucket: RateLimitBucket, client: string): Promise<Response | undefined> {
+    const limited = await this.check(bucket, client);
+    return limited && problemResponse(limited.problem, { 'retry-after': String(limited.retryAfter) });
+  }
+
+  /** The same, as data for any door: the problem and the seconds until the window resets. */
+  async check(bucket: RateLimitBucket, client: string): Promise<{ problem: Problem; retryAfter: number } | undefined> {
     const rule = this.limits[bucket];
     let hit: { hits: number; resetAt: Date };
     try {
@@ -85,7 +91,7 @@ export class RateLimiter {
     }
     if (hit.hits <= rule.limit) return undefined;
     const retryAfter = Math.max(1, Math.ceil((hit.resetAt.getTime() - Date.now()) / 1000));
-    return problemResponse(problems.rateLimited(bucket, rule.limit, rule.windowSeconds), { 'retry-after': String(retryAfter) });
+    return { problem: problems.rateLimited(bucket, rule.limit, rule.windowSeconds), retryAfter };
   }
 
   /** The same as middleware for a route. */

@@ -1,41 +1,33 @@
 import type { Hono } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { readPaymentPayload } from '../payments/payment-payload.ts';
 import type { Catalogue } from '../catalogue/index.ts';
-import { ProductInputError, type AvailableProduct } from '../catalogue/types.ts';
-import { validate } from '../http/input.ts';
-import { describeError, type Logger } from '../log.ts';
-import { endpointKey, type PaymentGate } from '../payments/gate.ts';
-import type { X402Rail } from '../payments/x402-rail.ts';
-import type { Store } from '../store/types.ts';
-import type { ProofVerifier } from '../identity/proof-request.ts';
-import type { Origin, Telemetry } from '../telemetry/counters.ts';
+import type { AvailableProduct } from '../catalogue/types.ts';
+import type { Checkout } from '../checkout/checkout.ts';
+import { problemBody, type Problem } from '../checkout/problems.ts';
+import type { CheckoutResult, PresentedPayment } from '../checkout/types.ts';
+import type { PaymentGate } from '../payments/gate.ts';
+import type { Origin } from '../telemetry/counters.ts';
 import { originOf } from '../telemetry/geo.ts';
-import { watchDelivery } from '../http/delivery.ts';
+import { deliveryReport, watchDelivery } from '../http/delivery.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import { searchTools, SEARCH_TOOLS } from './search-tools.ts';
-import { FREE_TIER_META, MCP_MANIFEST_VERSION, PAYMENT_META, PAYMENT_RESPONSE_META, paidTools, protocolError, rethrowOnce, toolDefinition } from './tools.ts';
-import { SIGN_IN_WITH_X, type FreeTierDoor } from '../payments/free-tier.ts';
-
+import { FREE_TIER_META, MCP_MANIFEST_VERSION, PAYMENT_META, PAYMENT_RESPONSE_META, PROBLEM_META, paidTools, protocolError, rethrowOnce, toolDefinition } from './tools.ts';
+import { SIGN_IN_WITH_X } from '../payments/free-tier.ts';
 
 export interface McpDeps {
   catalogue: Catalogue;
-  proofs: ProofVerifier;
-  freeTier: FreeTierDoor;
-  /** Origin used in wallet-proof challenges; the request's origin when undefined. */
+  checkout: Checkout;
+  gate: Pick<PaymentGate, 'delivered' | 'undelivered'>;
+  /** Origin used in resource URLs and wallet-proof challenges; the request's origin when undefined. */
   publicBaseUrl?: string;
   trustedProxyHeader?: string;
-  rail: X402Rail;
-  gate: PaymentGate;
-  store: Store;
-  telemetry: Telemetry;
-  log: Logger;
   serviceName: string;
-  /** Per-client limits of proof requests and free-tier calls. */
-  limiter: RateLimiter;
+  /** Names clients for per-client limits. */
+  limiter: Pick<RateLimiter, 'client'>;
 }
 
 /**
@@ -43,20 +35,20 @@ export interface McpDeps {
  * server and transport, so any instance behind a load balancer can answer any request (no session
  * affinity, nothing to share). Paid tools follow the x402 MCP transport's tool-result binding: an
  * unpaid call returns `isError` with the `PaymentRequired` object; the retry carries the
- * `PaymentPayload` in `_meta["x402/payment"]` and goes through the same gate as HTTP.
+ * `PaymentPayload` in `_meta["x402/payment"]` and goes through the same checkout and gate as HTTP.
  */
 export function registerMcp(app: Hono, deps: McpDeps): void {
   app.all('/mcp', async (c) => {
     const categories = parseCategories(c.req.query('categories'));
-    const origin = new URL(deps.publicBaseUrl ?? new URL(c.req.url).origin);
+    const publicOrigin = deps.publicBaseUrl ?? new URL(c.req.url).origin;
     const caller: Caller = { origin: originOf(c, deps.trustedProxyHeader), key: deps.limiter.client(c), served: [] };
-    const server = buildServer(deps, categories, origin, caller);
+    const server = buildServer(deps, categories, publicOrigin, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
       const response = await transport.handleRequest(c.req.raw);
       // A paid result counts as delivered once the JSON-RPC response is written in full.
-      for (const key of caller.served) watchDelivery(c, () => void deps.gate.undelivered(key));
+      for (const key of caller.served) watchDelivery(c, deliveryReport(deps.gate, key));
       return response;
     } finally {
       await server.close();
@@ -77,7 +69,7 @@ function parseCategories(raw: string | undefined): Set<string> | undefined {
   return list && list.length > 0 ? new Set(list) : undefined;
 }
 
-function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin: URL, client: Caller): Server {
+function buildServer(deps: McpDeps, categories: Set<string> | undefined, publicOrigin: string, caller: Caller): Server {
   const server = new Server(
     { name: deps.serviceName, version: MCP_MANIFEST_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: 'Paid tools take x402 payments in _meta["x402/payment"]; search_tools finds tools by need.' },
@@ -91,103 +83,64 @@ function buildServer(deps: McpDeps, categories: Set<string> | undefined, origin:
     if (name === SEARCH_TOOLS.name) return searchTools(deps.catalogue, args);
     const product = tools.find((p) => p.mcp!.tool === name);
     if (!product) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${name}`);
-    return callPaidTool(deps, product, args, meta ?? {}, origin, client).catch(rethrowOnce);
+    return callPaidTool(deps, product, args, meta ?? {}, publicOrigin, caller).catch(rethrowOnce);
   });
   return server;
 }
 
-async function callPaidTool(
-  deps: McpDeps,
-  product: AvailableProduct,
-  args: unknown,
-  meta: Record<string, unknown>,
-  origin: URL,
-  client: Caller,
-): Promise<CallToolResult> {
-  const payment = meta[PAYMENT_META];
-  const tool = product.mcp!.tool;
-  const input = validate(product.input, args);
-  if (!input.ok) {
-    // Invalid arguments are a protocol error before any payment: nothing is signed in vain, nothing charged.
-    throw new McpError(ErrorCode.InvalidParams, `invalid arguments for ${tool}: ${input.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
-  }
-  if (!deps.rail.ready || !deps.store.healthy) return toolError('payment service unavailable: nothing was charged; retry later');
-
-  if (!product.requiresProof) return paidTool(deps, product, input.value, meta, origin, client);
-  // Same route-scoped proof as the HTTP route, over the same body (the tool's arguments). A paid call
-  // holds the proof's nonce: spent only if it is served, given back otherwise.
-  const route = `${product.http!.method} ${product.http!.path}`;
-  const check = await deps.proofs.check(route, args, { hold: payment !== undefined });
-  if (!check.ok) {
-    const limited = await deps.limiter.take('proof', client.key);
-    if (limited) return toolError(`too many proof requests from this client; retry after ${limited.headers.get('retry-after')} s`);
-    const request = { ...(await deps.proofs.proofRequest(route, args, client.key)), error: check.reason };
-    return { isError: true, structuredContent: request, content: [{ type: 'text', text: JSON.stringify(request) }] };
-  }
-  const held = payment !== undefined ? check.nonce : undefined;
-  return deps.proofs.whileHeld(held, () => paidTool(deps, product, input.value, meta, origin, client), (result) => !result.isError);
+/** A paid tool call: the call as the checkout reads it, the answer as a tool result. */
+async function callPaidTool(deps: McpDeps, product: AvailableProduct, args: unknown, meta: Record<string, unknown>, publicOrigin: string, caller: Caller): Promise<CallToolResult> {
+  const freeProof = meta[SIGN_IN_WITH_X];
+  const result = await deps.checkout.decide({
+    door: { kind: 'tool' },
+    product,
+    input: { kind: 'value', value: args },
+    payment: paymentOf(meta[PAYMENT_META]),
+    ...(freeProof !== undefined ? { freeClaim: { proof: freeProof } } : {}),
+    publicOrigin,
+    caller: { origin: () => caller.origin, key: () => caller.key },
+  });
+  return toolResult(result, product, caller);
 }
 
-/** A paid tool call once its arguments (and proof, if it needs one) passed: quote, free tier or gate. */
-async function paidTool(deps: McpDeps, product: AvailableProduct, input: unknown, meta: Record<string, unknown>, origin: URL, client: Caller): Promise<CallToolResult> {
-  const payment = meta[PAYMENT_META];
-  const tool = product.mcp!.tool;
-  const resourceUrl = `mcp://tool/${tool}`;
-  const quote = (error: string) => {
-    const required = deps.rail.paymentRequired(product, 'mcp', resourceUrl, error);
-    // A free tier invites a wallet proof (Sign-In-With-X) beside the payment options.
-    if (!product.freeTier) return required;
-    return { ...required, extensions: { ...required.extensions, ...deps.freeTier.challenge(resourceUrl, origin, `${origin.origin}/mcp`) } };
-  };
-  if (payment === undefined) {
-    const proof = meta[SIGN_IN_WITH_X];
-    if (product.freeTier && proof !== undefined) {
-      const limited = await deps.limiter.take('free', client.key);
-      if (limited) return toolError(`too many free calls from this client; retry after ${limited.headers.get('retry-after')} s`);
-      const free = await deps.freeTier.serve(product, input, proof, resourceUrl, origin);
-      if (free.status === 'denied') return paymentRequired(quote(free.reason));
-      if (free.status === 'product_failed') return productFailure(deps, tool, free.error);
-      return {
-        content: [{ type: 'text', text: JSON.stringify(free.output) }],
-        ...(isObject(free.output) ? { structuredContent: free.output } : {}),
-        _meta: { [FREE_TIER_META]: { wallet: free.wallet, ...(free.remaining !== undefined ? { remaining_today: free.remaining } : {}) } },
-      };
-    }
-    deps.telemetry.challenge(endpointKey(product, 'mcp'), client.origin);
-    return paymentRequired(quote('payment_required'));
-  }
+/** The x402 MCP transport's payment: the PaymentPayload in `_meta["x402/payment"]`. */
+function paymentOf(payment: unknown): PresentedPayment {
+  if (payment === undefined) return {};
   const payload = readPaymentPayload(payment);
-  if (!payload) {
-    deps.telemetry.failure(endpointKey(product, 'mcp'), 'payment_processing_error', 'invalid_payment_payload', undefined);
-    return paymentRequired(quote('invalid_payment_payload'));
-  }
+  return { x402: payload ? { payload } : { malformed: 'invalid_payment_payload' } };
+}
 
-  const result = await deps.gate.execute({ product, surface: 'mcp', payload, resource: resourceUrl, input, origin: client.origin });
-  switch (result.status) {
+/**
+ * The MCP encoding of a checkout result. Problems keep their text and also carry the problem document
+ * HTTP callers get (code, status, fields) in `_meta["percall/problem"]`, where the output schema does
+ * not apply; invalid arguments are a JSON-RPC invalid-params error with that document as its `data`.
+ */
+function toolResult(result: CheckoutResult, product: AvailableProduct, caller: Caller): CallToolResult {
+  switch (result.kind) {
+    case 'quote':
+      return paymentRequired(result.quote.terms(), result.settlement);
+    case 'problem':
+      if (result.problem.code === 'invalid-input') {
+        throw protocolError(ErrorCode.InvalidParams, `invalid arguments for ${product.mcp!.tool}: ${result.problem.detail}`, problemBody(result.problem));
+      }
+      return toolError(result.message, result.problem, result.retryAfter);
+    case 'proof_required':
+      return { isError: true, structuredContent: { ...result.request }, content: [{ type: 'text', text: JSON.stringify(result.request) }] };
+    case 'mpp_problem': {
+      // Tools take no MPP; a rail problem would still read as one.
+      const { status, type, title, detail } = result.problem;
+      return toolError(detail, { status, code: type.slice(type.lastIndexOf('/') + 1), title, detail });
+    }
     case 'served':
-      client.served.push(result.paymentKey);
-      return {
-        content: [{ type: 'text', text: JSON.stringify(result.output) }],
-        ...(isObject(result.output) ? { structuredContent: result.output } : {}),
-        _meta: { [PAYMENT_RESPONSE_META]: result.settlement },
-      };
-    case 'payment_failed':
-      return paymentRequired(quote(result.failure.reason), result.settlement);
-    case 'product_failed':
-      return productFailure(deps, tool, result.error);
-    case 'unavailable':
-      return toolError(`${result.detail}. Nothing was charged; retry later`);
-    case 'pending':
-      return toolError('the settlement was submitted but not confirmed in time; no result was released. Retry the same payment later to collect the result once it is confirmed');
-    case 'conflict':
-      return toolError(`idempotency conflict: ${result.detail}; nothing was charged`);
+      if (result.paymentKey !== undefined) caller.served.push(result.paymentKey);
+      return { ...outputResult(result.output), _meta: { [PAYMENT_RESPONSE_META]: result.settlement } };
+    case 'free':
+      return { ...outputResult(result.output), _meta: { [FREE_TIER_META]: { wallet: result.wallet, ...(result.remaining !== undefined ? { remaining_today: result.remaining } : {}) } } };
   }
 }
 
-function productFailure(deps: McpDeps, tool: string, error: unknown): CallToolResult {
-  if (error instanceof ProductInputError) return toolError(`${error.message}. Nothing was charged`);
-  deps.log.error({ tool, err: describeError(error) }, 'tool failed');
-  return toolError(`${tool} failed; nothing was charged`);
+function outputResult(output: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(output) }], ...(isObject(output) ? { structuredContent: output } : {}) };
 }
 
 /** x402 MCP transport, tool-result binding: `structuredContent` and `content[0].text` carry the same object. */
@@ -200,8 +153,12 @@ function paymentRequired(required: PaymentRequired, settlement?: SettleResponse)
   };
 }
 
-function toolError(message: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: message }] };
+function toolError(message: string, problem: Problem, retryAfter?: number): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: message }],
+    _meta: { [PROBLEM_META]: { ...problemBody(problem), ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) } },
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,13 +4,15 @@ import { inputJsonSchema, outputJsonSchema, type JsonSchema } from '../catalogue
 import type { AvailableProduct } from '../catalogue/types.ts';
 
 /** Version of the tool manifest (the service description fixes it). */
-export const MCP_MANIFEST_VERSION = '1.1.0';
+export { MCP_MANIFEST_VERSION } from '../version.ts';
 
 /** x402 MCP transport metadata keys. */
 export const PAYMENT_META = 'x402/payment';
 export const PAYMENT_RESPONSE_META = 'x402/payment-response';
 /** On a free-tier result: the wallet that proved itself and its free calls left today. */
 export const FREE_TIER_META = 'percall/free-tier';
+/** On a plain-text tool error: the problem document an HTTP caller gets (code, status, fields), plus `retry_after` seconds. */
+export const PROBLEM_META = 'percall/problem';
 
 /**
  * A JSON-RPC error to throw from a request handler. The SDK sends a thrown error's `code` and
@@ -73,7 +75,8 @@ function objectSchema(schema: Record<string, unknown>): Tool['inputSchema'] {
  * chosen: dropping `outputSchema` (loses the typed contract), omitting `structuredContent` on errors
  * (the transport requires it), the `org.x402/payment` extension binding (MCP 2026-07-28 only; SDK 1.x
  * clients never advertise it, so it cannot help them). Plain-text tool errors need nothing: the
- * client neither requires nor validates `structuredContent` when `isError` is set and none is sent.
+ * client neither requires nor validates `structuredContent` when `isError` is set and none is sent,
+ * so their problem document goes in `_meta` (PROBLEM_META), which no output schema constrains.
  */
 function toolOutputSchema(output: JsonSchema, product: AvailableProduct): Tool['outputSchema'] {
   // Local references (`#/$defs/...`) resolve against the document root: keep the definitions there.

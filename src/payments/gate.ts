@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { FacilitatorTimeoutError } from '@x402/core/server';
 import { extractPaymentIdentifier, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import { canonicalJson } from '../canonical-json.ts';
-import { SettleError, VerifyError } from '@x402/core/types';
+import { withDeadline } from '../deadline.ts';
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { ProductRunner } from '../products/runner.ts';
 import { priceFor } from '../catalogue/index.ts';
@@ -11,10 +10,12 @@ import { usdToAtomic } from '../money.ts';
 import { describeError, type Logger } from '../log.ts';
 import { SettlementRecordedError, StoreUnavailableError } from '../store/sql-store.ts';
 import type { LedgerEntry, PaymentReservation, Store } from '../store/types.ts';
-import type { Origin, Telemetry } from '../telemetry/counters.ts';
-import { publicReason, type FailureCategory, type PaymentFailure } from './failures.ts';
-import { paymentKey } from './payment-key.ts';
+import type { Origin } from '../telemetry/counters.ts';
+import type { PaymentFailure } from './failures.ts';
+import { ledgerEntry } from './ledger-entry.ts';
+import { payloadKindOf } from './payloads/index.ts';
 import type { Reconciler } from './reconciler.ts';
+import { broadcastSettler, facilitatorSettler, failed, type Settler } from './settlers.ts';
 import type { X402Rail } from './x402-rail.ts';
 
 export interface PaidCall {
@@ -73,41 +74,94 @@ export interface GateDeps {
   rail: X402Rail;
   store: Store;
   log: Logger;
-  telemetry: Telemetry;
+  /** Told of every paid call's outcome (telemetry counts them). */
+  hooks?: GateHook[];
   reconciler: Reconciler;
   /** Owner recorded on reservations (this process). */
   instanceId: string;
   /** How long a settled result that did not reach its caller stays redeemable with the same payment. */
   redeemWindowMs: number;
+  /**
+   * Longest wait for the facilitator to verify; settling may take twice that (broadcast, then its
+   * receipt). Past it a verify answers 503 and a settle parks as pending: every paid call ends.
+   */
+  facilitatorTimeoutMs?: number;
   clock?: () => Date;
 }
 
+/** What a hook learns of one paid call: where it came in, the amount signed, and how it ended. */
+export interface GateCallInfo {
+  endpoint: string;
+  origin?: Origin;
+  signedAmount: string;
+}
+
+export type GateHook = (call: GateCallInfo, result: GateResult) => void;
+
+/**
+ * A response handed to a caller and not confirmed written within this long belongs to a process that
+ * died: the payment may collect it again. Until then a second presentation is told to retry later.
+ */
+const DELIVERY_CONFIRM_MS = 120_000;
+/** How long a presentation waits for this process's own door to confirm a response it just handed over. */
+const HAND_OVER_WAIT_MS = 5_000;
+
 /** Results larger than this are not kept for redemption; a redeemed call then runs the product again. */
 const MAX_STORED_RESPONSE_BYTES = 1024 * 1024;
-
-/** Facilitator reasons that mean "broadcast, not yet confirmed" rather than a definite failure. */
-const PENDING_REASONS = new Set(['settlement_pending', 'transaction_pending', 'settlement_timeout']);
 
 /** Telemetry key of a door: `GET /api/v1/paid/time` for HTTP, `tool server_time` for MCP. */
 export function endpointKey(product: AvailableProduct, surface: Surface): string {
   return surface === 'http' ? `${product.http!.method} ${product.http!.path}` : `tool ${product.mcp!.tool}`;
 }
 
+/** One reserved payment on its way through the settle skeleton. */
+interface PaidAttempt {
+  product: AvailableProduct;
+  surface: Surface;
+  input: unknown;
+  reservation: PaymentReservation;
+  settler: Settler;
+  /** `upto`: the product may report its charge, clamped to the authorization. */
+  metering?: Metering;
+  /** The payment is already reserved (or done): what this presentation gets instead. */
+  alreadyReserved(state: string, delivered: boolean): Promise<GateResult>;
+}
+
+interface Metering {
+  context: NonNullable<ProductContext['metered']>;
+  charge(): bigint;
+}
+
 /**
- * The payment gate, shared by every door (HTTP routes, MCP tools): reserve the authorization
- * (replay guard) → verify → run the product → settle → ledger. A product that fails is never
- * settled; a result is only handed back after settlement succeeded.
+ * The payment gate, shared by every door (HTTP routes, MCP tools, orders, MPP): reserve the payment
+ * (replay guard) → verify → run the product → settle → ledger, the same skeleton for every rail (see
+ * settlers.ts). A product that fails is never settled; a result is only handed back after settlement.
  */
 export class PaymentGate {
+  /** Responses this process handed to a door and is waiting to hear were written (see delivered). */
+  private readonly handedOver = new Map<string, { written: Promise<void>; end(): void }>();
+  /** Settled payments whose ledger row could not be written yet (see flushLedger). */
+  private readonly unrecorded = new Map<string, { entry: LedgerEntry; response?: string; redeemableUntil: Date; delivered: boolean }>();
+
   constructor(private readonly deps: GateDeps) {}
 
   execute(call: PaidCall): Promise<GateResult> {
-    return this.counted(call.endpoint ?? endpointKey(call.product, call.surface), call.origin, call.payload.accepted.amount, () => this.executeUncounted(call));
+    return this.observed({ endpoint: call.endpoint ?? endpointKey(call.product, call.surface), origin: call.origin, signedAmount: call.payload.accepted.amount }, () => this.executeX402(call));
   }
 
-  /** The gate for a rail that settles itself (see ExternalPaidCall), counted like any paid call. */
+  /** The gate for a rail that settles itself (see ExternalPaidCall). */
   executeExternal(call: ExternalPaidCall): Promise<GateResult> {
-    return this.counted(endpointKey(call.product, call.surface), call.origin, call.terms.amount, () => this.executeExternalUncounted(call));
+    const { terms } = call;
+    return this.observed({ endpoint: endpointKey(call.product, call.surface), origin: call.origin, signedAmount: terms.amount }, () =>
+      this.attempt({
+        product: call.product,
+        surface: call.surface,
+        input: call.input,
+        reservation: { key: call.key, product: call.product.id, surface: call.surface, ...terms, owner: this.deps.instanceId },
+        settler: broadcastSettler(call.settle, terms, this.deps.log),
+        alreadyReserved: async () => failed('payment_verification_failed', 'payment_already_used', terms.network),
+      }),
+    );
   }
 
   /**
@@ -159,8 +213,8 @@ export class PaymentGate {
     }
   }
 
-  /** Runs one paid call and counts its outcome; an unreachable database is `unavailable`, nothing charged. */
-  private async counted(endpoint: string, origin: Origin | undefined, signedAmount: string, run: () => Promise<GateResult>): Promise<GateResult> {
+  /** Runs one paid call and tells the hooks its outcome; an unreachable database is `unavailable`, nothing charged. */
+  private async observed(info: GateCallInfo, run: () => Promise<GateResult>): Promise<GateResult> {
     const result = await run().catch((error: unknown): GateResult => {
       if (error instanceof StoreUnavailableError) {
         this.deps.log.warn({ err: describeError(error) }, 'payment database unavailable');
@@ -168,120 +222,102 @@ export class PaymentGate {
       }
       throw error;
     });
-    if (result.status === 'served' && !result.replay) {
-      // `exact` settlements do not echo the amount: it is the one signed.
-      this.deps.telemetry.paid(endpoint, result.settlement.amount ?? signedAmount, result.settlement.payer ?? 'unknown', origin);
-    } else if (result.status === 'payment_failed') {
-      const { category, reason, network } = result.failure;
-      this.deps.telemetry.failure(endpoint, category, reason, network);
-    }
+    for (const hook of this.deps.hooks ?? []) hook(info, result);
     return result;
   }
 
-  private async executeExternalUncounted(call: ExternalPaidCall): Promise<GateResult> {
-    const { store } = this.deps;
-    const { terms } = call;
-    const reserved = await store.reservePayment({ key: call.key, product: call.product.id, surface: call.surface, ...terms, owner: this.deps.instanceId });
-    if (!reserved.reserved) return failed('payment_verification_failed', 'payment_already_used', terms.network);
-    let finished = false;
-    try {
-      let output: unknown;
-      try {
-        output = await this.run(call, terms.payer);
-      } catch (error) {
-        return { status: 'product_failed', error };
-      }
-      await store.markSettling(call.key);
-      let reference: string;
-      try {
-        reference = (await call.settle()).reference;
-      } catch (error) {
-        // A broadcast that failed may still have landed: park it for the operator, never release it.
-        finished = true;
-        this.deps.log.error({ product: call.product.id, err: describeError(error) }, 'external settlement outcome unknown; payment parked as pending');
-        await store.markPending(call.key, { reason: 'external settlement outcome unknown' });
-        return { status: 'pending', detail: 'settlement_outcome_unknown' };
-      }
-      finished = true;
-      const payer = terms.payer ?? 'unknown';
-      await this.recordLedger({ paymentKey: call.key, payer, network: terms.network, scheme: terms.scheme, amount: terms.amount, asset: terms.asset, payTo: terms.payTo, txHash: reference, product: call.product.id, surface: call.surface, settledAt: this.now() }, output);
-      const settlement: SettleResponse = { success: true, transaction: reference, network: terms.network as SettleResponse['network'], payer, amount: terms.amount };
-      return { status: 'served', output, settlement, paymentKey: call.key };
-    } finally {
-      if (!finished) await store.releasePayment(call.key).catch(() => undefined);
-    }
-  }
-
-  private async executeUncounted(call: PaidCall): Promise<GateResult> {
+  /** An x402 payload: it must name this resource; a payment identifier makes it idempotent. */
+  private async executeX402(call: PaidCall): Promise<GateResult> {
     const { product, surface, payload } = call;
     if (!call.requirements && call.resource !== undefined && !resourceMatches(call.resource, payload.resource)) {
       return failed('payment_requirement_not_accepted', payload.resource ? 'payment_resource_mismatch' : 'payment_resource_missing', payload.accepted?.network);
     }
     const identifier = paymentIdentifierOf(payload);
     if (!identifier.valid) return failed('payment_processing_error', 'invalid_payment_identifier', payload.accepted.network);
-    if (identifier.id === undefined) return this.settleCall(call);
+    if (identifier.id === undefined) return this.settleX402(call);
     const digest = requestDigest(call.resource ?? endpointKey(product, surface), call.input);
-    return this.idempotent(identifier.id, paymentKey(payload), digest, () => this.settleCall(call));
+    return this.idempotent(identifier.id, payloadKindOf(payload).key, digest, () => this.settleX402(call));
   }
 
-  /** Match, reserve, verify, run, settle, record: one paid call whose payment names this resource. */
-  private async settleCall(call: PaidCall): Promise<GateResult> {
-    const { rail, store } = this.deps;
+  /** Matches the payload to the quote and hands it to the skeleton with the facilitator as settler. */
+  private settleX402(call: PaidCall): Promise<GateResult> {
+    const { rail, log } = this.deps;
     const { product, surface, payload } = call;
     const requirements = call.requirements ?? rail.match(product, surface, payload);
-    if (!requirements) return failed('payment_requirement_not_accepted', 'no_matching_payment_requirements', payload.accepted?.network);
-
+    if (!requirements) return Promise.resolve(failed('payment_requirement_not_accepted', 'no_matching_payment_requirements', payload.accepted?.network));
     const reservation = this.reservationFor(call, requirements);
-    const reserved = await store.reservePayment(reservation);
-    if (!reserved.reserved) return this.alreadyReserved(call, reservation.key, reserved.state, reserved.delivered);
+    return this.attempt({
+      product,
+      surface,
+      input: call.input,
+      reservation,
+      settler: facilitatorSettler({ server: rail.server, log, timeoutMs: this.deps.facilitatorTimeoutMs ?? 15_000 }, payload, requirements),
+      metering: this.metering(call, requirements),
+      alreadyReserved: (state, delivered) => this.alreadyReserved(call, reservation.key, state, delivered),
+    });
+  }
 
-    // From here on the reservation must end released, pending or settled.
-    const key = reservation.key;
-    let finished = false;
+  /**
+   * The settle skeleton, the same for every rail: reserve → verify → run → settle → ledger. From the
+   * reservation on it ends released (nothing moved), pending (outcome unknown: the reconciler asks the
+   * chain) or settled with its ledger row.
+   */
+  private async attempt(a: PaidAttempt): Promise<GateResult> {
+    const { store, log } = this.deps;
+    const reserved = await store.reservePayment(a.reservation);
+    if (!reserved.reserved) return a.alreadyReserved(reserved.state, reserved.delivered);
+    const key = a.reservation.key;
+    let keep = false;
     try {
-      const verified = await this.verify(payload, requirements);
+      const verified = await a.settler.verify();
       if (verified.status !== 'valid') return verified.result;
+      const payer = verified.payer ?? a.reservation.payer;
 
-      const metering = this.metering(call, requirements);
       let output: unknown;
       try {
-        output = await this.run(call, verified.payer ?? reservation.payer, metering?.context);
+        output = await this.run(a, payer, a.metering?.context);
       } catch (error) {
         return { status: 'product_failed', error };
       }
 
-      // `upto` settles the actual charge, never more than authorized; `exact` the quoted amount. The charge
-      // is recorded first, so a reconciler that finds the authorization used on chain knows what moved.
-      const charged = metering ? { ...requirements, amount: metering.charge().toString() } : requirements;
-      await store.markSettling(key, metering ? charged.amount : undefined);
-      const settled = await this.settle(payload, charged);
+      // `upto` settles the actual charge, never more than authorized; the rest the quoted amount. The
+      // charge is recorded first, so a reconciler that finds the payment used on chain knows what moved.
+      const amount = a.metering ? a.metering.charge().toString() : a.reservation.amount;
+      await store.markSettling(key, a.metering ? amount : undefined);
+      const settled = await a.settler.settle(amount);
+      if (settled.status === 'failed') return settled.result;
+      keep = true;
       if (settled.status === 'pending') {
-        finished = true;
         await store.markPending(key, { txHash: settled.txHash, reason: settled.detail });
-        this.deps.log.error({ product: product.id, surface, txHash: settled.txHash, reason: settled.detail }, 'settlement outcome unknown; payment parked as pending');
-        return { status: 'pending', detail: settled.detail };
+        log.error({ product: a.product.id, surface: a.surface, txHash: settled.txHash, reason: settled.detail }, 'settlement outcome unknown; payment parked as pending');
+        return (await this.settledAfterAll(key, output)) ?? { status: 'pending', detail: settled.detail };
       }
-      if (settled.status !== 'settled') return settled.result;
-
-      finished = true;
-      const settlement = settled.settlement;
-      await this.recordLedger({
-        paymentKey: key,
-        payer: settlement.payer ?? verified.payer ?? reservation.payer ?? 'unknown',
-        network: settlement.network ?? requirements.network,
-        scheme: requirements.scheme,
-        amount: settlement.amount ?? charged.amount,
-        asset: requirements.asset,
-        payTo: requirements.payTo,
-        txHash: settlement.transaction,
-        product: product.id,
-        surface,
-        settledAt: this.now(),
-      }, output);
+      const { settlement } = settled;
+      const terms = { ...a.reservation, amount, payer };
+      const moved = { txHash: settlement.transaction, amount: settlement.amount, payer: settlement.payer, network: settlement.network };
+      await this.recordLedger(ledgerEntry(terms, moved, this.now()), output);
+      this.handOver(key);
       return { status: 'served', output, settlement, paymentKey: key };
     } finally {
-      // Anything that did not settle or park as pending charged nothing: the authorization is free again.
-      if (!finished) await store.releasePayment(key).catch(() => undefined);
+      // Nothing moved: the payment is free again.
+      if (!keep) await store.releasePayment(key).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A settlement whose outcome the facilitator could not tell may be on chain already: asked at once,
+   * a payment found settled gets the result that was just computed (the reconciler wrote its row).
+   */
+  private async settledAfterAll(key: string, output: unknown): Promise<GateResult | undefined> {
+    const { store, reconciler } = this.deps;
+    try {
+      if ((await reconciler.resolveKey(key)) !== 'settled') return undefined;
+      const entry = await store.settlement(key);
+      if (!entry || (await store.claimDelivery(key, DELIVERY_CONFIRM_MS)) !== 'claimed') return undefined;
+      return { status: 'served', output, settlement: settlementOf(entry), paymentKey: key };
+    } catch (error) {
+      this.deps.log.warn({ err: describeError(error) }, 'could not check a pending settlement at once; the reconciler will');
+      return undefined;
     }
   }
 
@@ -314,18 +350,50 @@ export class PaymentGate {
   private async redeem(call: PaidCall, key: string): Promise<GateResult> {
     const { store } = this.deps;
     const entry = await store.settlement(key);
-    if (!entry || entry.product !== call.product.id || !(await store.claimDelivery(key))) {
-      return failed('payment_verification_failed', 'payment_already_used', call.payload.accepted.network);
-    }
+    // Handed over by this process a moment ago: its door is about to say whether it was written.
+    const handOver = this.handedOver.get(key);
+    if (handOver) await withDeadline(handOver.written, HAND_OVER_WAIT_MS, () => new Error('hand-over still unconfirmed')).catch(() => undefined);
+    const claim = entry && entry.product === call.product.id ? await store.claimDelivery(key, DELIVERY_CONFIRM_MS) : 'not_owed';
+    if (claim === 'in_delivery') return { status: 'pending', detail: 'the response to this payment is being delivered; if it does not arrive, present the payment again later' };
+    if (claim !== 'claimed' || !entry) return failed('payment_verification_failed', 'payment_already_used', call.payload.accepted.network);
     try {
       const stored = await store.storedResponse(key);
       const output = stored !== undefined ? JSON.parse(stored) : await this.run(call, entry.payer);
-      const settlement: SettleResponse = { success: true, transaction: entry.txHash, network: entry.network as SettleResponse['network'], payer: entry.payer, amount: entry.amount };
-      return { status: 'served', output, settlement, paymentKey: key, replay: true };
+      return { status: 'served', output, settlement: settlementOf(entry), paymentKey: key, replay: true };
     } catch (error) {
       await store.unclaimDelivery(key);
       return { status: 'product_failed', error };
     }
+  }
+
+  /**
+   * A served response reached its caller in full: the payment is no longer owed a response. Until
+   * then it is handed over but unconfirmed, and a crash between settling and writing the response
+   * leaves it redeemable once DELIVERY_CONFIRM_MS have passed.
+   */
+  async delivered(paymentKey: string): Promise<void> {
+    const unrecorded = this.unrecorded.get(paymentKey);
+    if (unrecorded) unrecorded.delivered = true;
+    await this.deps.store.confirmDelivery(paymentKey).catch((error: unknown) =>
+      this.deps.log.warn({ paymentKey, err: describeError(error) }, 'could not mark a response delivered; it stays redeemable once'),
+    );
+    this.handedOver.get(paymentKey)?.end();
+  }
+
+  /** Notes a response handed to its door; settled by delivered or undelivered, or dropped after the confirm limit. */
+  private handOver(key: string): void {
+    let resolve!: () => void;
+    const written = new Promise<void>((r) => (resolve = r));
+    const timer = setTimeout(() => this.handedOver.get(key)?.end(), DELIVERY_CONFIRM_MS);
+    timer.unref();
+    this.handedOver.set(key, {
+      written,
+      end: () => {
+        clearTimeout(timer);
+        this.handedOver.delete(key);
+        resolve();
+      },
+    });
   }
 
   /**
@@ -339,6 +407,23 @@ export class PaymentGate {
     } catch (error) {
       this.deps.log.error({ paymentKey, err: describeError(error) }, 'could not mark an undelivered response redeemable');
     }
+    this.handedOver.get(paymentKey)?.end();
+  }
+
+  /**
+   * Writes the ledger rows that could not be written when their payment settled (the database was
+   * away); the reconciler runs this before each pass, so the row is ours, with its response.
+   */
+  async flushLedger(): Promise<void> {
+    for (const [key, pending] of this.unrecorded) {
+      try {
+        await this.deps.store.recordSettlement(pending.entry, { delivered: pending.delivered, response: pending.response, redeemableUntil: pending.redeemableUntil });
+      } catch (error) {
+        if (!(error instanceof SettlementRecordedError)) continue;
+      }
+      this.unrecorded.delete(key);
+      this.deps.log.info({ product: pending.entry.product, txHash: pending.entry.txHash }, 'settled payment written to the ledger after the database came back');
+    }
   }
 
   private run(call: Pick<PaidCall, 'product' | 'input'>, caller: string | undefined, metered?: ProductContext['metered']): Promise<unknown> {
@@ -349,7 +434,7 @@ export class PaymentGate {
    * For `upto` payments: the product's price is the default charge, the product may report another
    * (usage), and the result is clamped to the authorization. Undefined for fixed-amount schemes.
    */
-  private metering(call: PaidCall, requirements: PaymentRequirements): { context: NonNullable<ProductContext['metered']>; charge(): bigint } | undefined {
+  private metering(call: PaidCall, requirements: PaymentRequirements): Metering | undefined {
     if (requirements.scheme !== 'upto') return undefined;
     const maximum = BigInt(requirements.amount);
     const base = usdToAtomic(priceFor(call.product, call.surface));
@@ -364,11 +449,10 @@ export class PaymentGate {
   }
 
   private reservationFor(call: PaidCall, requirements: PaymentRequirements): PaymentReservation {
-    const signed = call.payload.payload as { authorization?: { from?: unknown; validBefore?: unknown }; permit2Authorization?: { from?: unknown; deadline?: unknown } };
-    const authorization = signed.authorization ?? (signed.permit2Authorization && { from: signed.permit2Authorization.from, validBefore: signed.permit2Authorization.deadline });
-    const validBefore = Number(authorization?.validBefore);
+    const { kind, key } = payloadKindOf(call.payload);
+    const facts = kind.facts(call.payload);
     return {
-      key: paymentKey(call.payload),
+      key,
       product: call.product.id,
       surface: call.surface,
       network: requirements.network,
@@ -376,63 +460,16 @@ export class PaymentGate {
       asset: requirements.asset,
       payTo: requirements.payTo,
       amount: requirements.amount,
-      payer: typeof authorization?.from === 'string' ? authorization.from : undefined,
-      validBefore: Number.isSafeInteger(validBefore) ? validBefore : undefined,
+      ...facts,
       owner: this.deps.instanceId,
     };
   }
 
-  private async verify(
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-  ): Promise<{ status: 'valid'; payer?: string } | { status: 'invalid'; result: GateResult }> {
-    try {
-      const result = await this.deps.rail.server.verifyPayment(payload, requirements);
-      if (result.isValid) return { status: 'valid', payer: result.payer };
-      return { status: 'invalid', result: failed('payment_verification_failed', result.invalidReason ?? 'invalid_payment', requirements.network) };
-    } catch (error) {
-      if (error instanceof VerifyError) {
-        return { status: 'invalid', result: failed('payment_verification_failed', error.invalidReason ?? 'invalid_payment', requirements.network) };
-      }
-      this.deps.log.warn({ err: describeError(error) }, 'facilitator verify failed');
-      return { status: 'invalid', result: { status: 'unavailable', detail: 'the payment facilitator could not be reached to verify the payment' } };
-    }
-  }
-
-  private async settle(
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-  ): Promise<
-    | { status: 'settled'; settlement: SettleResponse }
-    | { status: 'failed'; result: GateResult }
-    | { status: 'pending'; detail: string; txHash?: string }
-  > {
-    let settlement: SettleResponse;
-    try {
-      settlement = await this.deps.rail.server.settlePayment(payload, requirements);
-    } catch (error) {
-      if (error instanceof SettleError) {
-        const reason = error.errorReason ?? 'settlement_failed';
-        if (PENDING_REASONS.has(reason)) return { status: 'pending', detail: reason, txHash: (error as { transaction?: string }).transaction };
-        return { status: 'failed', result: failed('settlement_failed', reason, requirements.network) };
-      }
-      if (!(error instanceof FacilitatorTimeoutError) && isConnectionRefused(error)) {
-        // The request never reached the facilitator, so nothing can have been broadcast.
-        return { status: 'failed', result: { status: 'unavailable', detail: 'the payment facilitator could not be reached to settle the payment' } };
-      }
-      this.deps.log.warn({ err: describeError(error) }, 'facilitator settle failed with unknown outcome');
-      return { status: 'pending', detail: 'settlement_outcome_unknown' };
-    }
-    if (settlement.success) return { status: 'settled', settlement };
-    const reason = settlement.errorReason ?? 'settlement_failed';
-    if (PENDING_REASONS.has(reason)) return { status: 'pending', detail: reason, txHash: settlement.transaction || undefined };
-    const result = failed('settlement_failed', reason, requirements.network);
-    return { status: 'failed', result: result.status === 'payment_failed' ? { ...result, settlement } : result };
-  }
-
   /**
-   * A settled payment must reach the ledger: retry briefly; if the database stays away, the row stays
-   * `settling` and the reconciler writes it from the chain later. The caller gets the response either way.
+   * A settled payment must reach the ledger, its response handed to this call (confirmed when the
+   * door reports it written, see delivered):
+   * retry briefly; if the database stays away, the entry is kept here and written before the next
+   * reconciliation pass (flushLedger). The caller gets the response either way.
    */
   private async recordLedger(entry: LedgerEntry, output: unknown): Promise<void> {
     const json = JSON.stringify(output);
@@ -446,7 +483,8 @@ export class PaymentGate {
         // An earlier attempt committed although its answer was lost: recorded, exactly once.
         if (error instanceof SettlementRecordedError) return;
         if (attempt >= 3) {
-          this.deps.log.error({ entry, err: describeError(error) }, 'settled payment could not be written to the ledger; the reconciler will');
+          this.deps.log.error({ product: entry.product, txHash: entry.txHash, err: describeError(error) }, 'settled payment could not be written to the ledger yet; kept to write when the database is back');
+          this.unrecorded.set(entry.paymentKey, { entry, response, redeemableUntil, delivered: false });
           return;
         }
         await new Promise((r) => setTimeout(r, 50 * attempt));
@@ -459,8 +497,9 @@ export class PaymentGate {
   }
 }
 
-function failed(category: FailureCategory, reason: string, network?: string): GateResult {
-  return { status: 'payment_failed', failure: { category, reason: publicReason(reason, category), network } };
+/** The settlement answer of a payment the ledger holds. */
+function settlementOf(entry: LedgerEntry): SettleResponse {
+  return { success: true, transaction: entry.txHash, network: entry.network as SettleResponse['network'], payer: entry.payer, amount: entry.amount };
 }
 
 /** The `payment-identifier` extension's id, when the payload carries one; `valid: false` for a malformed one. */
@@ -497,9 +536,4 @@ export function resourceMatches(expected: string, given: PaymentPayload['resourc
   }
   if (a.protocol === 'mcp:' || b.protocol === 'mcp:') return a.href === b.href;
   return a.pathname === b.pathname && a.search === b.search;
-}
-
-function isConnectionRefused(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: string } })?.cause;
-  return cause?.code === 'ECONNREFUSED';
 }

@@ -1,8 +1,14 @@
 import type { Hex } from 'viem';
 import { describeError, type Logger } from '../log.ts';
 import type { Store, UnresolvedPayment } from '../store/types.ts';
-import { parseEip3009Key, parsePermit2Key } from './payment-key.ts';
+import { ledgerEntry } from './ledger-entry.ts';
+import { isTransactionReference } from './settlers.ts';
+import { parseEip3009Key, parsePermit2Key } from './payloads/index.ts';
 import type { SettlementChain } from './settlement-chain.ts';
+import type { SolanaSettlementChain } from './solana-settlement-chain.ts';
+
+/** Read access to the chain of a network the service takes payments on. */
+export type ChainReader = SettlementChain | SolanaSettlementChain;
 
 export interface ReconcilerOptions {
   /** This process's id, recorded as the owner of its reservations. */
@@ -11,9 +17,14 @@ export interface ReconcilerOptions {
   ownerTimeoutMs: number;
   /** No call takes longer than this: even a live owner's reservation is an orphan after it. */
   inFlightTimeoutMs: number;
+  /**
+   * A settlement ends (settled, failed or parked as pending) within this: a live owner's row still
+   * `settling` after it lost its ledger write, and the chain decides it. Default: inFlightTimeoutMs.
+   */
+  settlingTimeoutMs?: number;
   /** How long a payment settled without a delivered response stays redeemable; unbounded when unset. */
   redeemWindowMs?: number;
-  /** Extra seconds after `validBefore` before an unused authorization is declared failed (clock skew). */
+  /** Extra seconds after `validBefore` (by the chain's clock) before an unused authorization is declared failed. */
   expiryMarginSeconds?: number;
   clock?: () => Date;
 }
@@ -29,10 +40,11 @@ export type Resolution = 'settled' | 'failed' | 'released' | 'unresolved' | 'in_
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
+  private readonly beforePasses: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly store: Store,
-    private readonly chainFor: (network: string) => SettlementChain | undefined,
+    private readonly chainFor: (network: string) => ChainReader | undefined,
     private readonly log: Logger,
     private readonly options: ReconcilerOptions,
   ) {}
@@ -48,6 +60,11 @@ export class Reconciler {
     clearInterval(this.timer);
   }
 
+  /** Work to do before each pass (the gate writes ledger rows it could not write at settlement). */
+  beforePass(work: () => Promise<void>): void {
+    this.beforePasses.push(work);
+  }
+
   private tick(): Promise<unknown> {
     return this.runOnce().catch((error: unknown) => this.log.warn({ err: describeError(error) }, 'reconciliation pass failed; will retry'));
   }
@@ -59,10 +76,10 @@ export class Reconciler {
    */
   async checkLedgerAgainstChain(network: string, limit: number): Promise<number> {
     const chain = this.chainFor(network);
-    if (!chain) return 0;
+    if (chain?.family !== 'evm') return 0;
     let missing = 0;
     for (const entry of await this.store.ledger({ limit })) {
-      if (entry.network !== network || entry.missingOnChainAt || !/^0x[0-9a-fA-F]{64}$/.test(entry.txHash)) continue;
+      if (entry.network !== network || entry.missingOnChainAt || !isTransactionReference(entry.txHash, network)) continue;
       if (await chain.hasTransaction(entry.txHash as Hex)) continue;
       missing++;
       await this.store.markMissingOnChain(entry.paymentKey);
@@ -75,6 +92,7 @@ export class Reconciler {
   runOnce(): Promise<Record<Resolution, number>> {
     const pass = this.running.then(async () => {
       await this.store.heartbeat(this.options.instanceId);
+      for (const work of this.beforePasses) await work();
       return this.pass();
     });
     this.running = pass.catch(() => undefined);
@@ -85,8 +103,7 @@ export class Reconciler {
     const counts: Record<Resolution, number> = { settled: 0, failed: 0, released: 0, unresolved: 0, in_flight: 0 };
     const rows = await this.store.unresolvedPayments();
     if (rows.length === 0) return counts;
-    const now = this.now();
-    const live = this.store.exclusive ? new Set<string>() : await this.store.liveInstances(new Date(now.getTime() - this.options.ownerTimeoutMs));
+    const live = this.store.exclusive ? new Set<string>() : await this.store.liveInstances(this.options.ownerTimeoutMs);
     live.add(this.options.instanceId);
     for (const row of rows) counts[await this.resolve(row, live)]++;
     if (counts.settled + counts.failed + counts.released > 0) this.log.info(counts, 'reconciled payments');
@@ -111,8 +128,10 @@ export class Reconciler {
       await this.store.releasePayment(row.key);
       return 'released';
     }
+    const reader = this.chainFor(row.network);
+    if (reader?.family === 'solana') return this.resolveSolana(row, reader);
+    const chain = reader;
     const authorization = parseEip3009Key(row.key);
-    const chain = this.chainFor(row.network);
     const permit = parsePermit2Key(row.key);
     if (permit && chain) return this.resolvePermit2(row, permit, chain);
     if (!authorization || !chain) {
@@ -127,36 +146,29 @@ export class Reconciler {
           await this.store.markPending(row.key, { txHash: row.txHash, reason: 'authorization used on chain; transfer not found yet' });
           return 'unresolved';
         }
-        await this.store.recordSettlement(
-          {
-            paymentKey: row.key,
-            payer: from,
-            network: row.network,
-            scheme: row.scheme,
-            amount: transfer.value.toString(),
-            asset: row.asset,
-            payTo: transfer.to,
-            txHash: transfer.txHash,
-            product: row.product,
-            surface: row.surface,
-            settledAt: this.now(),
-          },
-          this.owed(),
-        );
+        if (transfer.to.toLowerCase() !== row.payTo.toLowerCase()) {
+          // The payer spent this authorization elsewhere: nothing reached us, nothing is owed.
+          await this.store.markFailed(row.key, 'authorization used by a transfer to another address');
+          return 'failed';
+        }
+        await this.store.recordSettlement(ledgerEntry(row, { txHash: transfer.txHash, amount: transfer.value.toString(), payer: from, payTo: transfer.to }, this.now()), this.owed());
         this.log.warn({ product: row.product, txHash: transfer.txHash }, 'payment settled without a delivered response; the payer may collect it with the same payment');
         return 'settled';
       }
-      return await this.unusedOnChain(row);
+      return await this.unusedOnChain(row, chain);
     } catch (error) {
       this.log.warn({ err: describeError(error), product: row.product }, 'could not check a pending payment on chain');
       return 'unresolved';
     }
   }
 
-  /** The authorization is not used on chain: failed once it can no longer be (expired), pending until then. */
-  private async unusedOnChain(row: UnresolvedPayment): Promise<Resolution> {
+  /**
+   * The authorization is not used on chain: failed once it can no longer be (expired by the chain's
+   * clock, so a skewed local clock cannot fail a payment that may still land), pending until then.
+   */
+  private async unusedOnChain(row: UnresolvedPayment, chain: SettlementChain): Promise<Resolution> {
     const expiry = (row.validBefore ?? Number.POSITIVE_INFINITY) + (this.options.expiryMarginSeconds ?? 30);
-    if (this.now().getTime() / 1000 > expiry) {
+    if (Number.isFinite(expiry) && (await chain.latestBlockTime()) > expiry) {
       await this.store.markFailed(row.key, 'authorization expired unused');
       return 'failed';
     }
@@ -172,22 +184,55 @@ export class Reconciler {
   private async resolvePermit2(row: UnresolvedPayment, permit: { owner: Hex; nonce: bigint }, chain: SettlementChain): Promise<Resolution> {
     try {
       if (await chain.permit2NonceUsed(permit.owner, permit.nonce)) {
-        await this.store.recordSettlement(
-          { paymentKey: row.key, payer: row.payer ?? permit.owner, network: row.network, scheme: row.scheme, amount: row.amount, asset: row.asset, payTo: row.payTo, txHash: row.txHash ?? '', product: row.product, surface: row.surface, settledAt: this.now() },
-          this.owed(),
-        );
+        await this.store.recordSettlement(ledgerEntry(row, { txHash: row.txHash ?? '', payer: row.payer ?? permit.owner }, this.now()), this.owed());
         this.log.warn({ product: row.product, amount: row.amount }, 'upto payment settled without a delivered response; the payer may collect it with the same payment');
         return 'settled';
       }
-      return await this.unusedOnChain(row);
+      return await this.unusedOnChain(row, chain);
     } catch (error) {
       this.log.warn({ err: describeError(error), product: row.product }, 'could not check a pending payment on chain');
       return 'unresolved';
     }
   }
 
+  /**
+   * A Solana settlement: its signature (when the broadcast returned one) says whether it landed.
+   * Not seen, and its blockhash no longer valid: it can never land, so nothing moved. Without a
+   * signature the outcome cannot be read from the chain; it stays pending for the operator.
+   */
+  private async resolveSolana(row: UnresolvedPayment, chain: SolanaSettlementChain): Promise<Resolution> {
+    if (!row.txHash) {
+      if (row.state !== 'pending') await this.store.markPending(row.key, { reason: 'Solana settlement without a known signature; check by hand' });
+      return 'unresolved';
+    }
+    try {
+      let outcome = await chain.signatureOutcome(row.txHash);
+      if (outcome === 'unknown' && row.recentBlockhash && !(await chain.blockhashValid(row.recentBlockhash))) {
+        // Asked again after the blockhash check, so a transaction landing in between is not missed.
+        outcome = await chain.signatureOutcome(row.txHash);
+        if (outcome === 'unknown') outcome = 'failed';
+      }
+      if (outcome === 'landed') {
+        // The signed transaction transfers exactly the quoted amount to the pay-to (verified before the fee payer signed it).
+        await this.store.recordSettlement(ledgerEntry(row, { txHash: row.txHash }, this.now()), this.owed());
+        this.log.warn({ product: row.product, txHash: row.txHash }, 'Solana payment settled without a delivered response; the payer may collect it with the same payment');
+        return 'settled';
+      }
+      if (outcome === 'failed') {
+        await this.store.markFailed(row.key, 'Solana transaction failed or expired unconfirmed');
+        return 'failed';
+      }
+      if (row.state !== 'pending') await this.store.markPending(row.key, { txHash: row.txHash, reason: 'settlement outcome unknown' });
+      return 'unresolved';
+    } catch (error) {
+      this.log.warn({ err: describeError(error), product: row.product }, 'could not check a pending Solana payment');
+      return 'unresolved';
+    }
+  }
+
   private isOrphan(row: UnresolvedPayment, live: Set<string>): boolean {
-    if (this.now().getTime() - row.updatedAt.getTime() > this.options.inFlightTimeoutMs) return true;
+    if (row.ageMs > this.options.inFlightTimeoutMs) return true;
+    if (row.state === 'settling' && row.ageMs > (this.options.settlingTimeoutMs ?? this.options.inFlightTimeoutMs)) return true;
     return !live.has(row.owner);
   }
 

@@ -20,6 +20,7 @@ export interface AuthorizationTransfer {
  * transfer. Read-only; it never sends a transaction.
  */
 export interface SettlementChain {
+  readonly family: 'evm';
   authorizationUsed(asset: Hex, from: Hex, nonce: Hex): Promise<boolean>;
   /** The transfer that used the authorization; `txHint` (a broadcast hash we know) is checked first. */
   findTransfer(asset: Hex, from: Hex, nonce: Hex, txHint?: Hex): Promise<AuthorizationTransfer | undefined>;
@@ -27,11 +28,17 @@ export interface SettlementChain {
   permit2NonceUsed(owner: Hex, nonce: bigint): Promise<boolean>;
   /** Whether the chain has mined this transaction (whatever its status). */
   hasTransaction(txHash: Hex): Promise<boolean>;
+  /**
+   * The latest block's timestamp, unix seconds: the clock the token contract judges `validBefore`
+   * by. No later block can carry an authorization once this has passed it, whatever our clock says.
+   */
+  latestBlockTime(): Promise<number>;
 }
 
 /** Reads an EVM chain over JSON-RPC; logs are searched backwards in windows, as providers cap ranges. */
 export function evmSettlementChain(rpcUrl: string, options: { lookbackBlocks?: number; windowBlocks?: number } = {}): SettlementChain {
-  const client: PublicClient = createPublicClient({ transport: http(rpcUrl) });
+  // No block-number cache: a transfer mined a moment ago must be searchable at once.
+  const client: PublicClient = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 });
   const lookback = BigInt(options.lookbackBlocks ?? 100_000);
   const window = BigInt(options.windowBlocks ?? 10_000);
 
@@ -48,6 +55,9 @@ export function evmSettlementChain(rpcUrl: string, options: { lookbackBlocks?: n
   }
 
   return {
+    family: 'evm',
+    latestBlockTime: async () => Number((await client.getBlock({ blockTag: 'latest' })).timestamp),
+
     async hasTransaction(txHash) {
       return (await client.getTransactionReceipt({ hash: txHash }).catch(() => undefined)) !== undefined;
     },

@@ -1,5 +1,5 @@
-import type { Catalogue } from '../catalogue/index.ts';
-import type { AvailableProduct, ProductContext } from '../catalogue/types.ts';
+import { withDeadline } from '../deadline.ts';
+import type { AvailableProduct, ProductContext } from './kit/index.ts';
 import type { ChatUpstream } from '../providers/llm.ts';
 import { BrowserPool } from '../providers/browser.ts';
 import { safeFetch, type FetchPolicy } from '../providers/safe-fetch.ts';
@@ -21,7 +21,8 @@ export class ProductRunner {
   readonly browser: BrowserPool;
 
   constructor(
-    private readonly catalogue: Catalogue,
+    /** The catalogue (structurally: products never import it), for the products on sale. */
+    private readonly catalogue: { available(): AvailableProduct[] },
     private readonly fetchPolicy: FetchPolicy,
     private readonly llm?: ChatUpstream,
     private readonly timeLimitMs = PRODUCT_TIME_LIMIT_MS,
@@ -49,12 +50,6 @@ export class ProductRunner {
       metered,
     });
     // The limit holds even for a product that ignores its signal: the call ends, the late result is dropped.
-    let onAbort: (() => void) | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new ProductTimeoutError(`${product.id} did not finish within ${this.timeLimitMs} ms`));
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    running.catch(() => undefined); // a failure after the deadline has nobody left to hear it
-    return Promise.race([running, deadline]).finally(() => signal.removeEventListener('abort', onAbort!));
+    return withDeadline(running, this.timeLimitMs, () => new ProductTimeoutError(`${product.id} did not finish within ${this.timeLimitMs} ms`));
   }
 }

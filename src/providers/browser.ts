@@ -1,10 +1,11 @@
+import { withDeadline } from '../deadline.ts';
 import { spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page, type Request, type Route } from 'playwright-core';
-import { ProductInputError } from '../catalogue/types.ts';
+import { ProductInputError } from '../products/kit/errors.ts';
 import { safeFetch, SafeFetchError, type FetchPolicy, type SafeResponse } from './safe-fetch.ts';
 
 /*
@@ -191,15 +192,10 @@ export class BrowserPool {
       acceptDownloads: false,
     });
     const isolated = new IsolatedPage(context, browser, this.policy);
-    let timer: NodeJS.Timeout | undefined;
     try {
       await isolated.start();
-      const limit = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new BrowserTimeLimitError(`the browser action took longer than ${limitMs} ms`)), limitMs);
-      });
-      return await Promise.race([fn(isolated), limit]);
+      return await withDeadline(fn(isolated), limitMs, () => new BrowserTimeLimitError(`the browser action took longer than ${limitMs} ms`));
     } finally {
-      clearTimeout(timer);
       isolated.closed = true;
       // Closing the context also ends a renderer stuck in a script; never wait on it forever.
       await within(context.close(), CLOSE_WAIT_MS);

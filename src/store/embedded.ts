@@ -1,15 +1,41 @@
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { bindLiterals } from './literals.ts';
-import { SqlStore, type SqlDriver } from './sql-store.ts';
+import { SqlStore, StoreUnavailableError, type SqlDriver } from './sql-store.ts';
+import { withDeadline } from '../deadline.ts';
+
+export interface EmbeddedStoreOptions {
+  /** Longest wait for one statement (the database's own limit on PostgreSQL). */
+  statementTimeoutMs?: number;
+  /**
+   * A migrated database to start a fresh one from (see buildEmbeddedTemplate), skipping PGlite's
+   * initdb, the bulk of a first open. Tests use one; a directory that holds a database ignores it.
+   */
+  template?: string;
+}
+
+/**
+ * Writes a migrated, empty embedded database to `path` (PGlite's data directory as a tar), for
+ * openEmbeddedStore's `template`.
+ */
+export async function buildEmbeddedTemplate(path: string): Promise<void> {
+  const pg = await PGlite.create('memory://');
+  try {
+    await new SqlStore(pgliteDriver(pg, { close: () => pg.close() }), true).ensureSchema();
+    await writeFile(path, Buffer.from(await (await pg.dumpDataDir('none')).arrayBuffer()));
+  } finally {
+    await pg.close();
+  }
+}
 
 /**
  * The embedded default: PGlite (PostgreSQL compiled to WebAssembly) keeping its files under
  * `<dataDir>/db`. It runs the very SQL the PostgreSQL store runs, so one schema serves both.
  * Pass `memory://` for a throwaway store.
  */
-export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
+export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreOptions = {}): Promise<SqlStore> {
   let location = 'memory://';
   let unlock = async () => {};
   if (dataDir !== 'memory://') {
@@ -18,14 +44,16 @@ export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
     unlock = await lockDataDir(dataDir);
   }
   try {
-    const pg = await PGlite.create(location);
-    // PGlite is in-process: the extended protocol's parse/bind round trips cost more CPU than the
-    // statements themselves, so parameters are bound as escaped literals and sent as one simple query.
-    const run = async <T>(target: Pick<PGlite, 'exec'>, sql: string, params?: unknown[]) =>
-      ((await target.exec(bindLiterals(sql, params))).at(-1)?.rows ?? []) as T[];
-    const driver: SqlDriver = {
-      query: (sql, params) => run(pg, sql, params),
-      transaction: (fn) => pg.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) })),
+    const fresh = location === 'memory://' || !existsSync(join(location, 'PG_VERSION'));
+    const pg = await PGlite.create(location, fresh && options.template ? { loadDataDir: new Blob([await readFile(options.template)]) } : {});
+    // PostgreSQL's statement_timeout, for an engine without one: a caller stops waiting (503, nothing
+    // charged) although the statement, queued behind others in this one connection, may still run.
+    // Migrations at open are not bounded: a first start on a slow disk may take its time.
+    let limitMs: number | undefined;
+    const bounded = <T>(work: Promise<T>): Promise<T> =>
+      limitMs === undefined ? work : withDeadline(work, limitMs, () => new StoreUnavailableError(`the embedded database did not answer within ${limitMs} ms`));
+    const driver = pgliteDriver(pg, {
+      bounded,
       // PGlite's WebAssembly file system never calls fsync (strace shows none, even with fsync=on): its
       // writes reach the OS page cache, which survives a killed process but not an OS crash. A ledger
       // row acknowledged to a payer must survive that too, so the WAL segment is fsynced from here.
@@ -34,16 +62,33 @@ export async function openEmbeddedStore(dataDir: string): Promise<SqlStore> {
         await pg.close();
         await unlock();
       },
-    };
+    });
     // The lock makes this process the directory's only user (`exclusive`): whatever another
     // instance left in flight belongs to a dead process, which the reconciler acts on at once.
     const store = new SqlStore(driver, true);
     await store.ensureSchema();
+    limitMs = options.statementTimeoutMs;
     return store;
   } catch (error) {
     await unlock();
     throw error;
   }
+}
+
+/**
+ * The SqlDriver over one PGlite. PGlite is in-process: the extended protocol's parse/bind round trips
+ * cost more CPU than the statements themselves, so parameters are bound as escaped literals and sent
+ * as one simple query. `bounded` limits each statement or transaction.
+ */
+function pgliteDriver(pg: PGlite, options: Pick<SqlDriver, 'flush' | 'close'> & { bounded?: <T>(work: Promise<T>) => Promise<T> }): SqlDriver {
+  const run = async <T>(target: Pick<PGlite, 'exec'>, sql: string, params?: unknown[]) => ((await target.exec(bindLiterals(sql, params))).at(-1)?.rows ?? []) as T[];
+  const bounded = options.bounded ?? (<T>(work: Promise<T>) => work);
+  return {
+    query: (sql, params) => bounded(run(pg, sql, params)),
+    transaction: (fn) => bounded(pg.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params) }))),
+    ...(options.flush ? { flush: options.flush } : {}),
+    close: options.close,
+  };
 }
 
 /** fsyncs the WAL segment holding the latest commit. */

@@ -144,6 +144,30 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX idempotency_expires_idx ON idempotency (expires_at);
     `,
   },
+  {
+    version: 3,
+    sql: `
+      ALTER TABLE payments ADD COLUMN recent_blockhash text;
+    `,
+  },
+  {
+    version: 4,
+    sql: `
+      ALTER TABLE payments ADD COLUMN delivery_confirmed_at timestamptz;
+      UPDATE payments SET delivery_confirmed_at = updated_at WHERE delivered;
+    `,
+  },
+  {
+    // Rate-limit windows start at each client's first request instead of on the clock's minute or
+    // hour, so a burst across a boundary cannot take twice the limit: one row per bucket and client.
+    version: 5,
+    sql: `
+      DELETE FROM rate_limits r USING rate_limits newer
+        WHERE r.bucket = newer.bucket AND r.client = newer.client AND r.window_start < newer.window_start;
+      ALTER TABLE rate_limits DROP CONSTRAINT rate_limits_pkey;
+      ALTER TABLE rate_limits ADD PRIMARY KEY (bucket, client);
+    `,
+  },
 ];
 
 /** Arbitrary constant identifying percall's migration lock. */

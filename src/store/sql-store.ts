@@ -2,6 +2,7 @@ import type { Surface } from '../catalogue/types.ts';
 import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
 import type {
   CounterDelta,
+  DeliveryClaim,
   Hypothesis,
   IdempotencyRecord,
   IssuedNonce,
@@ -98,10 +99,10 @@ export class SqlStore implements Store {
 
   async reservePayment(r: PaymentReservation): Promise<ReserveResult> {
     const inserted = await this.run<{ payment_key: string }>(
-      `INSERT INTO payments (payment_key, state, product, surface, network, scheme, asset, pay_to, amount, payer, valid_before, owner)
-       VALUES ($1, 'verifying', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+      `INSERT INTO payments (payment_key, state, product, surface, network, scheme, asset, pay_to, amount, payer, valid_before, recent_blockhash, owner)
+       VALUES ($1, 'verifying', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (payment_key) DO NOTHING RETURNING payment_key`,
-      [r.key, r.product, r.surface, r.network, r.scheme, r.asset, r.payTo, r.amount, r.payer ?? null, r.validBefore ?? null, r.owner],
+      [r.key, r.product, r.surface, r.network, r.scheme, r.asset, r.payTo, r.amount, r.payer ?? null, r.validBefore ?? null, r.recentBlockhash ?? null, r.owner],
     );
     if (inserted.length === 1) return { reserved: true };
     const rows = await this.run<{ state: PaymentState; delivered: boolean }>(
@@ -147,7 +148,7 @@ export class SqlStore implements Store {
          INSERT INTO payments (payment_key, state, product, surface, network, scheme, asset, pay_to, amount, payer, owner, delivered, tx_hash, response, redeemable_until)
          VALUES ($1, 'settled', $9, $10, $3, $4, $6, $7, $5, $2, 'recorded-without-reservation', $12, $8, $13, $14)
          ON CONFLICT (payment_key) DO UPDATE
-           SET state = 'settled', tx_hash = $8, detail = NULL, delivered = $12, response = $13, redeemable_until = $14, updated_at = now()
+           SET state = 'settled', tx_hash = $8, detail = NULL, delivered = $12, delivery_confirmed_at = NULL, response = $13, redeemable_until = $14, updated_at = now()
            WHERE payments.state <> 'settled'
          RETURNING payment_key
        )
@@ -160,17 +161,29 @@ export class SqlStore implements Store {
     await this.db.flush?.().catch(() => undefined);
   }
 
-  async claimDelivery(key: string): Promise<boolean> {
-    const rows = await this.run(
-      `UPDATE payments SET delivered = true, updated_at = now()
-       WHERE payment_key = $1 AND state = 'settled' AND NOT delivered AND (redeemable_until IS NULL OR redeemable_until > now()) RETURNING payment_key`,
+  async claimDelivery(key: string, staleAfterMs: number): Promise<DeliveryClaim> {
+    const claimed = await this.run(
+      `UPDATE payments SET delivered = true, delivery_confirmed_at = NULL, updated_at = now()
+       WHERE payment_key = $1 AND state = 'settled' AND (redeemable_until IS NULL OR redeemable_until > now())
+         AND (NOT delivered OR (delivery_confirmed_at IS NULL AND updated_at < now() - $2 * interval '1 millisecond'))
+       RETURNING payment_key`,
+      [key, staleAfterMs],
+    );
+    if (claimed.length === 1) return 'claimed';
+    const held = await this.run(
+      `SELECT 1 FROM payments WHERE payment_key = $1 AND state = 'settled' AND delivered AND delivery_confirmed_at IS NULL
+         AND (redeemable_until IS NULL OR redeemable_until > now())`,
       [key],
     );
-    return rows.length === 1;
+    return held.length === 1 ? 'in_delivery' : 'not_owed';
+  }
+
+  async confirmDelivery(key: string): Promise<void> {
+    await this.run(`UPDATE payments SET delivery_confirmed_at = now() WHERE payment_key = $1 AND state = 'settled' AND delivered`, [key]);
   }
 
   async unclaimDelivery(key: string): Promise<void> {
-    await this.run(`UPDATE payments SET delivered = false, updated_at = now() WHERE payment_key = $1 AND state = 'settled'`, [key]);
+    await this.run(`UPDATE payments SET delivered = false, delivery_confirmed_at = NULL, updated_at = now() WHERE payment_key = $1 AND state = 'settled'`, [key]);
   }
 
   async markMissingOnChain(paymentKey: string): Promise<void> {
@@ -211,12 +224,14 @@ export class SqlStore implements Store {
       amount: string;
       payer: string | null;
       valid_before: string | number | null;
+      recent_blockhash: string | null;
       owner: string;
       tx_hash: string | null;
-      updated_at: Date | string;
+      age_ms: string | number;
     }>(
+      // The age is read on the database's clock, the one that stamped updated_at: instance clocks may differ.
       `SELECT payment_key, state, product, surface, network, scheme, asset, pay_to, amount::text AS amount, payer,
-              valid_before, owner, tx_hash, updated_at
+              valid_before, recent_blockhash, owner, tx_hash, (extract(epoch FROM now() - updated_at) * 1000)::float8 AS age_ms
        FROM payments WHERE state IN ('verifying', 'settling', 'pending') ORDER BY (state = 'pending'), updated_at LIMIT 500`,
     );
     return rows.map((r) => ({
@@ -231,9 +246,10 @@ export class SqlStore implements Store {
       amount: r.amount,
       payer: r.payer ?? undefined,
       validBefore: r.valid_before === null ? undefined : Number(r.valid_before),
+      recentBlockhash: r.recent_blockhash ?? undefined,
       owner: r.owner,
       txHash: r.tx_hash ?? undefined,
-      updatedAt: new Date(r.updated_at),
+      ageMs: Number(r.age_ms),
     }));
   }
 
@@ -244,8 +260,8 @@ export class SqlStore implements Store {
     );
   }
 
-  async liveInstances(since: Date): Promise<Set<string>> {
-    const rows = await this.run<{ id: string }>(`SELECT id FROM instances WHERE heartbeat_at >= $1`, [since]);
+  async liveInstances(maxAgeMs: number): Promise<Set<string>> {
+    const rows = await this.run<{ id: string }>(`SELECT id FROM instances WHERE heartbeat_at >= now() - $1 * interval '1 millisecond'`, [maxAgeMs]);
     return new Set(rows.map((r) => r.id));
   }
 
@@ -375,9 +391,11 @@ export class SqlStore implements Store {
 
   async hitRateLimit(bucket: string, client: string, windowSeconds: number): Promise<{ hits: number; resetAt: Date }> {
     const [row] = await this.run<{ hits: number; window_start: Date | string }>(
-      `INSERT INTO rate_limits (bucket, client, window_start, hits)
-       VALUES ($1, $2, to_timestamp(floor(extract(epoch FROM now()) / $3) * $3), 1)
-       ON CONFLICT (bucket, client, window_start) DO UPDATE SET hits = rate_limits.hits + 1
+      // The window opens at the client's first request and reopens at the first one after it ends.
+      `INSERT INTO rate_limits AS r (bucket, client, window_start, hits) VALUES ($1, $2, now(), 1)
+       ON CONFLICT (bucket, client) DO UPDATE SET
+         window_start = CASE WHEN r.window_start > now() - make_interval(secs => $3::double precision) THEN r.window_start ELSE now() END,
+         hits = CASE WHEN r.window_start > now() - make_interval(secs => $3::double precision) THEN r.hits + 1 ELSE 1 END
        RETURNING hits, window_start`,
       [bucket, client, windowSeconds],
     );

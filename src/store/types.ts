@@ -24,6 +24,8 @@ export interface PaymentReservation {
   payer?: string;
   /** Unix seconds after which the authorization can never execute, when the payload says. */
   validBefore?: number;
+  /** Solana: the recent blockhash the signed transaction lives by; once the chain calls it invalid the transaction can never land. */
+  recentBlockhash?: string;
   /** The instance holding the reservation; the reconciler treats rows of dead instances as orphans. */
   owner: string;
 }
@@ -47,12 +49,15 @@ export interface LedgerEntry {
   missingOnChainAt?: Date;
 }
 
+export type DeliveryClaim = 'claimed' | 'in_delivery' | 'not_owed';
+
 /** A reservation that has not reached `settled` or `failed`, as the reconciler sees it. */
 export interface UnresolvedPayment extends Omit<PaymentReservation, 'owner'> {
   owner: string;
   state: 'verifying' | 'settling' | 'pending';
   txHash?: string;
-  updatedAt: Date;
+  /** Milliseconds since the row last changed, by the database's clock. */
+  ageMs: number;
 }
 
 export interface StoredSigningKey {
@@ -141,9 +146,16 @@ export interface Store {
    * very same result with the same payment; after that time an undelivered payment is no longer owed.
    */
   recordSettlement(entry: LedgerEntry, options: { delivered: boolean; response?: string; redeemableUntil?: Date }): Promise<void>;
-  /** Claims the one response a settled-but-undelivered payment is owed (within its redeem window); true for exactly one caller. */
-  claimDelivery(key: string): Promise<boolean>;
-  /** Gives a claim back: the response could not be produced, or was not delivered (the connection dropped). */
+  /**
+   * Claims the one response a settled payment is owed, within its redeem window: 'claimed' for
+   * exactly one caller when it is owed (never delivered, or handed to a caller whose delivery was
+   * not confirmed within `staleAfterMs`: that process died); 'in_delivery' while a recent hand-over
+   * is unconfirmed; 'not_owed' otherwise.
+   */
+  claimDelivery(key: string, staleAfterMs: number): Promise<DeliveryClaim>;
+  /** The response was written to its caller in full: no longer owed. */
+  confirmDelivery(key: string): Promise<void>;
+  /** The response did not reach its caller: owed again. */
   unclaimDelivery(key: string): Promise<void>;
   /** The stored result of a settled payment, while it is redeemable. */
   storedResponse(key: string): Promise<string | undefined>;
@@ -157,7 +169,8 @@ export interface Store {
 
   /** Records that an instance is alive; the reconciler leaves live instances' reservations alone. */
   heartbeat(instanceId: string): Promise<void>;
-  liveInstances(since: Date): Promise<Set<string>>;
+  /** Instances whose last heartbeat is at most `maxAgeMs` old, by the database's clock (instance clocks may be skewed). */
+  liveInstances(maxAgeMs: number): Promise<Set<string>>;
 
   /** Takes one unit of a per-wallet daily quota; false when `limit` is already used up. */
   consumeQuota(wallet: string, product: string, day: string, limit: number): Promise<boolean>;

@@ -40,7 +40,8 @@ export async function startInstance(env: Record<string, string>, port?: number):
     } catch {
       // not listening yet
     }
-    if (i > 300) throw new Error(`instance on ${url} did not start: ${stderr.slice(-2000)}`);
+    // A cold start through tsx takes seconds; on a loaded 2-core machine, tens of them.
+    if (i > 900) throw new Error(`instance on ${url} did not start: ${stderr.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const exited = () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));

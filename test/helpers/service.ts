@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,11 +9,20 @@ import { startDevChain, type DevChain } from '../../src/devchain/stack.ts';
 import type { SolanaDevChain } from '../../src/devchain/solana.ts';
 import { usdcBalance } from '../../src/devchain/contracts.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
-import { startService, type RunningService } from '../../src/runtime.ts';
+import { startService, type RunningService, type StartOptions } from '../../src/runtime.ts';
 
 export const silentLog = createLogger('silent');
 
 export const RELAXED_RATE_LIMITS = 'registration=100000/h,token=100000/m,proof=100000/m,free=100000/m';
+
+/** The migrated store template of this test run (test/global-setup.ts), if there is one. */
+export function storeTemplate(): string | undefined {
+  try {
+    return inject('storeTemplate');
+  } catch {
+    return undefined;
+  }
+}
 
 export function tempDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'percall-test-'));
@@ -32,6 +41,8 @@ export async function startTestService(options: {
   env?: Record<string, string>;
   log?: Logger;
   solanaDevChain?: SolanaDevChain;
+  wrapStore?: StartOptions['wrapStore'];
+  clock?: () => Date;
 }): Promise<RunningService & { dataDir: string }> {
   const dataDir = options.dataDir ?? (await tempDataDir());
   // Test files call from one loopback address many times: generous limits unless a test sets its own.
@@ -43,6 +54,9 @@ export async function startTestService(options: {
     solanaDevChain: options.solanaDevChain,
     products: options.products,
     wrapFacilitator: options.wrapFacilitator,
+    wrapStore: options.wrapStore,
+    clock: options.clock,
+    storeTemplate: storeTemplate(),
   });
   return { ...service, dataDir };
 }

@@ -1,0 +1,275 @@
+import type { Catalogue } from '../catalogue/index.ts';
+import type { AvailableProduct, Product, Surface } from '../catalogue/types.ts';
+import type { ProofVerifier } from '../identity/proof-request.ts';
+import type { Logger } from '../log.ts';
+import type { FreeTierDoor } from '../payments/free-tier.ts';
+import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
+import type { MppRail } from '../payments/mpp/index.ts';
+import { encodeQuote, type X402Rail } from '../payments/x402-rail.ts';
+import type { Store } from '../store/types.ts';
+import type { Telemetry } from '../telemetry/counters.ts';
+import { parseJsonBody, validate, type InputResult } from './input.ts';
+import { mppPaidCall } from './mpp.ts';
+import { gateProblem, problemResult, productFailure, rateLimited } from './outcome.ts';
+import { problems, type FieldError, type Problem } from './problems.ts';
+import type { Caller, CheckoutRequest, CheckoutResult, Door, PresentedPayment, ProblemResult, Quote } from './types.ts';
+
+/** Per-client limits of free requests that create state (see http/rate-limit.ts). */
+export interface ClientLimits {
+  /** Counts one request; the problem and its seconds to wait when over the limit. */
+  check(bucket: 'proof' | 'free', client: string): Promise<{ problem: Problem; retryAfter: number } | undefined>;
+}
+
+export interface CheckoutDeps {
+  catalogue: Pick<Catalogue, 'products' | 'byToolName'>;
+  rail: Pick<X402Rail, 'ready' | 'paymentRequired' | 'encodedPaymentRequired'>;
+  gate: Pick<PaymentGate, 'execute' | 'executeExternal' | 'claimIdempotency' | 'finishIdempotency'>;
+  store: Pick<Store, 'healthy'>;
+  freeTier: Pick<FreeTierDoor, 'serve' | 'challenge'>;
+  proofs: Pick<ProofVerifier, 'check' | 'proofRequest' | 'whileHeld'>;
+  limits: ClientLimits;
+  telemetry: Pick<Telemetry, 'challenge' | 'failure'>;
+  log: Logger;
+  maxBodyBytes: number;
+  /** The MPP rail, when this instance offers it. */
+  mpp?: Pick<MppRail, 'verify' | 'gateFailureProblem'>;
+  /** Whether a product takes MPP on its route on this instance (declared so, and priced above the network minimum). */
+  mppAccepts?(product: AvailableProduct): boolean;
+}
+
+/** Methods that always get the 402 quote on a route (crawlers read prices with any of them). */
+const QUOTED_METHODS = new Set(['GET', 'HEAD', 'POST']);
+
+/** What a request carries once read: the JSON a proof is checked over, and the validated input. */
+interface ReadInput {
+  /** The body (or value) as JSON, whether or not it fits the schema; undefined when there is none. */
+  json?: unknown;
+  /** Undefined when the method does not carry the route's input. */
+  input?: InputResult;
+  /** Prefix of field names (an order's `input`). */
+  at?: string;
+}
+
+/** One paid call on its way, after the product and its input are known. */
+interface Sale {
+  request: CheckoutRequest;
+  product: Product;
+  read: ReadInput;
+  /** The method is the route's own (HEAD stands for GET); always true off routes. */
+  methodMatches: boolean;
+}
+
+/**
+ * The one paid-call flow behind every door (routes, orders, the MPP door, MCP tools), in one order:
+ * method, the tool's arguments, route-scoped proof, availability (501), readiness (503), then free
+ * tier or quote for an unpaid call, input validation and the gate for a paid one. It answers with a
+ * neutral result (types.ts) that each door encodes; see README, "How a paid call works".
+ */
+export class Checkout {
+  constructor(private readonly deps: CheckoutDeps) {}
+
+  async decide(request: CheckoutRequest): Promise<CheckoutResult> {
+    const product = 'named' in request.product ? this.lookup(request.product.named) : request.product;
+    if (!product) {
+      return problemResult(problems.invalidInput([{ field: 'product', message: 'name a product on sale (its id or MCP tool name; see /.well-known/x402.json)' }]));
+    }
+    const { door, method } = request;
+    const declared = product.http?.method;
+    if (door.kind === 'route' && !QUOTED_METHODS.has(method ?? '')) return methodNotAllowed(method ?? '', declared!);
+    const methodMatches = door.kind !== 'route' || method === declared || (method === 'HEAD' && declared === 'GET');
+    const read = await this.read(request, product, methodMatches);
+    const sale: Sale = { request, product, read, methodMatches };
+    // MCP answers bad arguments as a protocol error, before proof or payment: nothing is signed in vain.
+    if (door.kind === 'tool' && read.input && !read.input.ok) return this.inputProblem(read.input, read.at);
+    if (!product.requiresProof) return this.sell(sale);
+    if (door.kind === 'order') {
+      return problemResult(problems.invalidInput([{ field: 'product', message: `${product.id} needs a route-scoped proof: call ${product.http!.path}` }]));
+    }
+    // The proof comes before everything else, payment included: without it, 401 and nothing charged. A
+    // paid call holds the proof's nonce: spent only if it is served, given back otherwise.
+    const paid = request.payment.x402 !== undefined || this.mppCredential(product, door, request.payment) !== undefined;
+    const proof = await this.proof(product, read.json, paid, request.caller);
+    if ('kind' in proof) return proof;
+    return this.deps.proofs.whileHeld(proof.held, () => this.sell(sale), (result) => result.kind === 'served');
+  }
+
+  /** Availability, readiness, then the unpaid or the paid path. */
+  private async sell(sale: Sale): Promise<CheckoutResult> {
+    const { request, product, read } = sale;
+    const { door, payment, caller } = request;
+    if (product.status !== 'available') return problemResult(problems.notImplemented(product.id, product.reason));
+    const unready = this.readiness();
+    if (unready) return unready;
+
+    const surface: Surface = door.kind === 'tool' || (door.kind === 'order' && !product.http) ? 'mcp' : 'http';
+    const resource = resourceOf(door, product, request.publicOrigin);
+    const endpoint = door.kind === 'order' ? `POST ${door.path}` : endpointKey(product, surface);
+    const quote = (error?: string) => this.quote(product, surface, door, resource, request.publicOrigin, error);
+    const mpp = this.mppCredential(product, door, payment);
+    const x402 = payment.x402;
+    if (mpp && x402) return problemResult(problems.badRequest('send one payment: PAYMENT-SIGNATURE (x402) or Authorization: Payment (MPP), not both'));
+
+    if (!x402 && !mpp) {
+      const claim = request.freeClaim;
+      if (product.freeTier && claim && door.kind !== 'order' && sale.methodMatches && request.method !== 'HEAD') {
+        const limited = await this.deps.limits.check('free', caller.key());
+        if (limited) return rateLimited('free', limited);
+        return this.free(product, read, claim, resource, request, quote);
+      }
+      this.deps.telemetry.challenge(endpoint, caller.origin());
+      // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
+      const inputError = read.input && !read.input.ok ? `invalid_input: ${fieldList(read.input.errors, read.at)}` : undefined;
+      // The MCP transport names the reason of every payment-required result.
+      const error = inputError ?? (door.kind === 'tool' ? 'payment_required' : undefined);
+      return { kind: 'quote', product, quote: quote(error), offerMpp: door.kind === 'route' && this.takesMpp(product) };
+    }
+    if (!sale.methodMatches || request.method === 'HEAD') return methodNotAllowed(request.method ?? '', product.http!.method);
+    const input = read.input!;
+    if (mpp) {
+      if (!input.ok) return this.inputProblem(input, read.at);
+      return mppPaidCall({ ...this.deps, mpp: this.deps.mpp! }, product, input.value, mpp, caller.origin());
+    }
+    const presented = x402!;
+    if ('malformed' in presented) {
+      this.deps.telemetry.failure(endpoint, 'payment_processing_error', presented.malformed.split(':')[0]!, undefined);
+      return { kind: 'quote', product, quote: quote(presented.malformed), offerMpp: false };
+    }
+    if (!input.ok) return this.inputProblem(input, read.at);
+    const result = await this.deps.gate.execute({ product, surface, payload: presented.payload, resource, input: input.value, origin: caller.origin(), endpoint });
+    return this.outcome(result, product, door, quote);
+  }
+
+  /** The x402 gate's answer: served, the terms again with the reason (and a failed settlement), or a problem. */
+  private outcome(result: GateResult, product: AvailableProduct, door: Door, quote: (error?: string) => Quote): CheckoutResult {
+    switch (result.status) {
+      case 'served':
+        return { kind: 'served', rail: 'x402', output: result.output, settlement: result.settlement, paymentKey: result.paymentKey, ...(result.replay ? { replay: true as const } : {}) };
+      case 'payment_failed':
+        return { kind: 'quote', product, quote: quote(result.failure.reason), ...(result.settlement ? { settlement: result.settlement } : {}), offerMpp: false };
+      default:
+        return gateProblem(result, product, labelOf(product, door), this.deps.log);
+    }
+  }
+
+  /** A free-tier call: the wallet proof instead of a payment. */
+  private async free(
+    product: AvailableProduct,
+    read: ReadInput,
+    claim: NonNullable<CheckoutRequest['freeClaim']>,
+    resource: string,
+    request: CheckoutRequest,
+    quote: (error?: string) => Quote,
+  ): Promise<CheckoutResult> {
+    const input = read.input!;
+    if (!input.ok) return this.inputProblem(input, read.at);
+    const denied = (reason: string): CheckoutResult => ({ kind: 'quote', product, quote: quote(reason), offerMpp: false });
+    if ('malformed' in claim) return denied('invalid_siwx_payload');
+    const free = await this.deps.freeTier.serve(product, input.value, claim.proof, resource, new URL(request.publicOrigin));
+    if (free.status === 'denied') return denied(free.reason);
+    if (free.status === 'product_failed') return productFailure(product, labelOf(product, request.door), free.error, this.deps.log);
+    return { kind: 'free', output: free.output, wallet: free.wallet, ...(free.remaining !== undefined ? { remaining: free.remaining } : {}) };
+  }
+
+  /**
+   * Route-scoped proof over the request's JSON (a route's body, a tool's arguments): an unproven call,
+   * paid or not, gets a PROOF-REQUEST (a fresh nonce within the client's budget, rate-limited per
+   * client). A proven unpaid call goes on to the quote (its nonce stays open for the paid retry); a
+   * proven paid call holds the nonce.
+   */
+  private async proof(product: Product, json: unknown, paid: boolean, caller: Caller): Promise<CheckoutResult | { held?: string }> {
+    const route = `${product.http!.method} ${product.http!.path}`;
+    const check = json === undefined ? { ok: false as const, reason: 'proof_missing' } : await this.deps.proofs.check(route, json, { hold: paid });
+    if (check.ok) return paid ? { held: check.nonce } : {};
+    const client = caller.key();
+    const limited = await this.deps.limits.check('proof', client);
+    if (limited) return rateLimited('proof', limited);
+    const request = await this.deps.proofs.proofRequest(route, json ?? {}, client);
+    return { kind: 'proof_required', route, request: { ...request, error: check.reason } };
+  }
+
+  /** Facilitator and payment database both up, or one answer on every door: 503 with Retry-After. */
+  private readiness(): ProblemResult | undefined {
+    if (!this.deps.rail.ready) {
+      return problemResult(problems.facilitatorUnavailable('the payment facilitator cannot be reached, so no price can be quoted'), { retryAfter: 5 });
+    }
+    // A payment could not be guarded or recorded now: say so before anyone signs one.
+    if (!this.deps.store.healthy) return problemResult(problems.storeUnavailable(), { retryAfter: 5 });
+    return undefined;
+  }
+
+  /** The request's input: parsed (a route's query or body), then validated against the product's schema. */
+  private async read(request: CheckoutRequest, product: Product, methodMatches: boolean): Promise<ReadInput> {
+    const raw = request.input;
+    if (raw.kind === 'value') return { json: raw.value, input: validate(product.input, raw.value), ...(raw.at ? { at: raw.at } : {}) };
+    if (!methodMatches) return {};
+    if (product.http!.method === 'GET') return { input: validate(product.input, raw.query()) };
+    const text = await raw.body();
+    if (text === undefined) return { input: { ok: false, status: 413, errors: [{ field: 'body', message: `larger than ${this.deps.maxBodyBytes} bytes` }] } };
+    const json = parseJsonBody(text);
+    return json.ok ? { json: json.value, input: validate(product.input, json.value) } : { input: json };
+  }
+
+  private inputProblem(input: Extract<InputResult, { ok: false }>, at: string | undefined): ProblemResult {
+    if (input.status === 413) return problemResult(problems.tooLarge(this.deps.maxBodyBytes));
+    return problemResult(problems.invalidInput(at ? input.errors.map((e) => ({ field: `${at}.${e.field}`, message: e.message })) : input.errors));
+  }
+
+  /** The x402 terms at this door; products with a free tier also invite a wallet proof (fresh nonce each time). */
+  private quote(product: AvailableProduct, surface: Surface, door: Door, resource: string, publicOrigin: string, error?: string): Quote {
+    const { rail, freeTier } = this.deps;
+    // Orders sell at the paid price only.
+    if (!product.freeTier || door.kind === 'order') {
+      return { ...(error ? { error } : {}), terms: () => rail.paymentRequired(product, surface, resource, error), encoded: () => rail.encodedPaymentRequired(product, surface, resource, error) };
+    }
+    const terms = () => {
+      const required = rail.paymentRequired(product, surface, resource, error);
+      const origin = new URL(publicOrigin);
+      // The wallet proof names the endpoint it is sent to: the route itself, or the MCP endpoint.
+      const endpoint = door.kind === 'tool' ? `${origin.origin}/mcp` : resource;
+      return { ...required, extensions: { ...required.extensions, ...freeTier.challenge(resource, origin, endpoint) } };
+    };
+    return { ...(error ? { error } : {}), terms, encoded: () => encodeQuote(terms()) };
+  }
+
+  private lookup(name: unknown): AvailableProduct | undefined {
+    if (typeof name !== 'string') return undefined;
+    const product = this.deps.catalogue.products.find((p) => p.id === name) ?? this.deps.catalogue.byToolName(name);
+    return product?.status === 'available' ? product : undefined;
+  }
+
+  private takesMpp(product: AvailableProduct): boolean {
+    return Boolean(this.deps.mpp && this.deps.mppAccepts?.(product));
+  }
+
+  /** The MPP credential, when this door and product take MPP (routes only); otherwise the call is unpaid by MPP. */
+  private mppCredential(product: Product, door: Door, payment: PresentedPayment): PresentedPayment['mpp'] {
+    if (!payment.mpp || door.kind !== 'route' || product.status !== 'available') return undefined;
+    return this.takesMpp(product) ? payment.mpp : undefined;
+  }
+}
+
+/** The resource a door quotes (the 402's `resource.url`); an order's names the product, so one product's payment cannot buy another's. */
+function resourceOf(door: Door, product: AvailableProduct, publicOrigin: string): string {
+  switch (door.kind) {
+    case 'route':
+      return `${publicOrigin}${product.http!.path}`;
+    case 'order':
+      return `${publicOrigin}${door.path}?product=${encodeURIComponent(product.id)}`;
+    case 'tool':
+      return `mcp://tool/${product.mcp!.tool}`;
+  }
+}
+
+/** How the caller knows the product: its tool name on MCP, its id elsewhere. */
+function labelOf(product: Product, door: Door): string {
+  return door.kind === 'tool' ? product.mcp!.tool : product.id;
+}
+
+function methodNotAllowed(method: string, declared: 'GET' | 'POST'): ProblemResult {
+  const allow = declared === 'GET' ? ['GET', 'HEAD'] : ['POST', 'GET', 'HEAD'];
+  return problemResult(problems.methodNotAllowed(method, [declared]), { allow });
+}
+
+function fieldList(errors: FieldError[], at: string | undefined): string {
+  return errors.map((e) => `${at ? `${at}.` : ''}${e.field}: ${e.message}`).join('; ');
+}

@@ -1,0 +1,47 @@
+import { SafeFetchError } from '../../providers/safe-fetch.ts';
+
+/**
+ * A product's run function failed because of what the caller asked for (bad target, unknown symbol…).
+ * The gate answers with `status` as problem+json and settles nothing.
+ */
+export class ProductInputError extends Error {
+  constructor(
+    message: string,
+    readonly status = 422,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'ProductInputError';
+  }
+}
+
+/**
+ * An upstream the product needed (a page, an API, an engine) gave no usable answer: 502, or 504 when
+ * it did not answer in time. Not the caller's fault and not ours to charge for: nothing is settled.
+ */
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    readonly status: 502 | 504 = 502,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+/**
+ * A fetch that got no usable answer, as the problem the caller gets (nothing is settled): the
+ * caller's target (malformed, refused, unresolvable, a redirect loop, too large) is 422; no answer
+ * from a name that resolves is the upstream's failure, 504 on a timeout, else 502.
+ */
+export function fetchFailure(error: SafeFetchError, field = 'url'): ProductInputError | UpstreamError {
+  if (error.code === 'timeout') return new UpstreamError(error.message, 504, field);
+  if (error.code === 'network_error') return new UpstreamError(error.message, 502, field);
+  return new ProductInputError(error.message, 422, field);
+}
+
+/** Whether a fetch failed because of the target the caller named (malformed, refused by policy, or a name that does not resolve). */
+export function isCallerTarget(error: SafeFetchError): boolean {
+  return error.code === 'invalid_url' || error.code === 'blocked_address' || error.code === 'unresolvable_host';
+}

@@ -1,0 +1,147 @@
+import type { z } from 'zod';
+import type { BrowserPool } from '../../providers/browser.ts';
+import type { ChatUpstream } from '../../providers/llm.ts';
+import type { SafeRequest, SafeResponse } from '../../providers/safe-fetch.ts';
+
+/** Where a product is sold: as an HTTP route under /api/v1, or as an MCP tool at /mcp. */
+export type Surface = 'http' | 'mcp';
+
+/** Payment networks, by family. The concrete CAIP-2 ids come from config (dev chain or mainnet). */
+export type NetworkFamily = 'evm' | 'solana';
+
+/** A product's category; the kit's default is the domain (folder) the product lives in. */
+export type ProductCategory =
+  | 'utility'
+  | 'web'
+  | 'chain'
+  | 'bazaar'
+  | 'text'
+  | 'research'
+  | 'inference'
+  | 'agent'
+  | 'payments'
+  | 'people'
+  | 'market';
+
+/**
+ * How the price is charged. `fixed`: the quoted amount is the charge.
+ * `upto`: the caller authorizes up to `maximumAuthorization` (USD) and is charged the actual amount, `price` by default.
+ */
+export type PriceMode = { kind: 'fixed' } | { kind: 'upto'; maximumAuthorization: string };
+
+export interface HttpSurface {
+  method: 'GET' | 'POST';
+  /** Full path, e.g. `/api/v1/paid/time`. */
+  path: string;
+  /** USD per call as a decimal string with at most 6 decimals, e.g. "0.01". */
+  price: string;
+}
+
+/** MCP tool annotations; set only the hints that are true for the tool. */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  destructiveHint?: boolean;
+}
+
+export interface McpSurface {
+  tool: string;
+  /** USD per call as a decimal string with at most 6 decimals. */
+  price: string;
+  annotations?: ToolAnnotations;
+}
+
+/** Rails a product accepts. x402 on the listed network families; MPP as a third rail where true. */
+export interface Rails {
+  x402: NetworkFamily[];
+  mpp: boolean;
+}
+
+export interface ProductContext {
+  /** Absolute time the call started; products read the clock through this so tests can pin it. */
+  now: Date;
+  signal: AbortSignal;
+  /** `free`: a free-tier call (a wallet proved itself, no payment); products may answer less. */
+  tier: 'paid' | 'free';
+  /** The products on sale, for products that recommend other products. */
+  catalogue: readonly AvailableProduct[];
+  /** The safe fetcher: the only way a product reaches a URL a caller supplied. */
+  fetch(url: string, request?: SafeRequest): Promise<SafeResponse>;
+  /**
+   * Who is calling, for per-caller limits on shared engines: the payer's address on a paid call,
+   * the proven wallet on a free-tier call; undefined when unknown.
+   */
+  caller?: string;
+  /** The headless browser pool, whose pages also fetch through the safe fetcher. */
+  browser?: BrowserPool;
+  /** The operator's inference upstream, when configured (products that `require` it run only then). */
+  llm?: ChatUpstream;
+  /**
+   * Present when the call is paid with `upto`: the product may report its actual charge in atomic
+   * USDC (default `base`, the price); the gate never settles more than `maximum`, the authorization.
+   */
+  metered?: { base: bigint; maximum: bigint; charge(atomic: bigint): void };
+}
+
+/**
+ * Upstreams an operator configures; a product that needs a missing one is not on sale. `browser`: a
+ * headless Chromium that can be started in its own empty network namespace (see providers/browser.ts).
+ */
+export type UpstreamProvider = 'llm' | 'browser';
+
+/** Free-of-charge doors or quotas attached to a paid product (see the service description). */
+export interface FreeTier {
+  /** Free calls per wallet per UTC day; unlimited (but still per proven wallet) when absent. */
+  perWalletPerDay?: number;
+  /** How many results a free call returns, for products that return a ranked list. */
+  resultLimit?: number;
+  /** Plain-language note on what the free door returns, e.g. "top-1 result only". */
+  note: string;
+}
+
+export interface ProductDeclaration {
+  /** Stable id, kebab-case; telemetry keys and logs use it. */
+  id: string;
+  title: string;
+  /** One or two sentences an agent reads to decide whether to call the product. */
+  description: string;
+  category: ProductCategory;
+  http?: HttpSurface;
+  mcp?: McpSurface;
+  mode: PriceMode;
+  rails: Rails;
+  /**
+   * Input schema. For GET routes it describes the query parameters (all strings on the wire);
+   * for POST routes the JSON body. The same schema is the MCP tool's input schema.
+   */
+  input: z.ZodType;
+  /** Example of a valid input, published in discovery documents. */
+  inputExample?: Record<string, unknown>;
+  /** What a successful call returns, as zod; `outputSchema` is its JSON Schema where it is published. */
+  output?: z.ZodType;
+  /** Example of a successful output, published in the 402 bazaar block and OpenAPI. */
+  outputExample?: unknown;
+  /** JSON Schema of the output, as published (MCP tools, OpenAPI, x402.json, the 402 bazaar block). */
+  outputSchema?: Record<string, unknown>;
+  freeTier?: FreeTier;
+  /** The route also needs a route-scoped proof (PROOF-REQUEST, 401) besides payment. */
+  requiresProof?: boolean;
+  /** Upstreams the product needs; without them it is unavailable on this instance (501, not listed). */
+  requires?: UpstreamProvider[];
+  /** Free documentation/preview doors attached to the product (paths, methods as stated). */
+  freeDoors?: { method: 'GET' | 'POST'; path: string; note: string }[];
+}
+
+export interface AvailableProduct extends ProductDeclaration {
+  status: 'available';
+  run(input: unknown, ctx: ProductContext): Promise<unknown>;
+}
+
+export interface UnavailableProduct extends ProductDeclaration {
+  status: 'unavailable';
+  /** Why it is not sold yet, shown in the 501 problem. */
+  reason: string;
+}
+
+export type Product = AvailableProduct | UnavailableProduct;
