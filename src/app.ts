@@ -98,7 +98,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   });
   // The same tick is the heartbeat: it must come well within the owner timeout.
   await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
-  const runner = new ProductRunner(catalogue, config.fetchPolicy, llm);
+  const runner = new ProductRunner(catalogue, config.fetchPolicy, llm, undefined, config.browserTimeLimits);
   const gate = new PaymentGate({
     runner,
     rail,
@@ -118,7 +118,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   app.use(hostGuard({ config, listenUrl: options.baseUrl, log })); // DNS rebinding: Host and Origin, before anything is read
   app.use(boundedBodies(config.maxBodyBytes));
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
-  const { mpp, mppAccepts } = createMppRail(options, store, baseUrl);
+  const { mpp, mppAccepts } = await createMppRail(options, store, baseUrl);
   for (const network of mpp?.networks ?? []) paymentNetworks.add(network);
   const discovery: DiscoveryContext = {
     baseUrl,
@@ -186,10 +186,10 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
  * EVM offer and a secret, and a product takes it on HTTP when declared so and priced at or above the
  * EVM minimum. Challenge ids are single use through the shared store's nonce table.
  */
-function createMppRail(options: PercallOptions, store: Store, baseUrl: string): { mpp?: MppRail; mppAccepts(product: AvailableProduct): boolean } {
+async function createMppRail(options: PercallOptions, store: Store, baseUrl: string): Promise<{ mpp?: MppRail; mppAccepts(product: AvailableProduct): boolean }> {
   const evm = options.offers.find((o) => o.family === 'evm');
   if (!options.mppSecretKey || !evm || !evm.assetName || !evm.assetVersion) return { mppAccepts: () => false };
-  const mpp = new MppRail({
+  const mpp = await MppRail.create({
     secretKey: options.mppSecretKey,
     realm: options.config.mpp.realm ?? new URL(baseUrl).host,
     network: evm.network,

@@ -51,6 +51,8 @@ const EnvSchema = z.object({
   FACILITATOR_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** On SIGTERM: how long in-flight calls may take to finish before their connections are cut. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(30_000),
+  BROWSER_LOAD_TIMEOUT_MS: z.coerce.number().int().positive().max(15_000).default(10_000),
+  BROWSER_ACTION_TIMEOUT_MS: z.coerce.number().int().positive().max(7_500).default(5_000),
   PAY_TO: evmAddress.optional(),
   EVM_NETWORK: z.string().regex(/^eip155:\d+$/).default(BASE_MAINNET.network),
   USDC_ADDRESS: evmAddress.default(BASE_MAINNET.usdc),
@@ -140,6 +142,8 @@ export interface Config {
   evmRpcUrl?: string;
   facilitatorTimeoutMs: number;
   shutdownGraceMs: number;
+  /** evidence/browser: how long a page's load, and an action with the navigations it starts, are awaited. */
+  browserTimeLimits: { loadMs: number; actionMs: number };
   paymentTimeoutSeconds: number;
   payTo?: `0x${string}`;
   evm: { network: `eip155:${number}`; usdc: `0x${string}`; usdcName: string; usdcVersion: string };
@@ -208,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evmRpcUrl: e.EVM_RPC_URL,
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    browserTimeLimits: { loadMs: e.BROWSER_LOAD_TIMEOUT_MS, actionMs: e.BROWSER_ACTION_TIMEOUT_MS },
     paymentTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
     payTo: e.PAY_TO as `0x${string}` | undefined,
     evm: {

@@ -5,7 +5,7 @@ import type { FacilitatorClient } from '@x402/core/server';
 import type { Network } from '@x402/core/types';
 import { getBase58Encoder } from '@solana/kit';
 import type { Hex } from 'viem';
-import { solanaDevInfo, startSolanaDevChain, type SolanaDevChain, type SolanaDevInfo } from './devchain/solana.ts';
+import type { SolanaDevChain, SolanaDevInfo } from './devchain/solana.ts';
 import { createLocalSvmFacilitator } from './payments/svm-facilitator.ts';
 import { createPercall, type Percall } from './app.ts';
 import type { Product } from './catalogue/types.ts';
@@ -17,8 +17,6 @@ import type { PaymentOffer } from './payments/x402-rail.ts';
 import { listen } from './server.ts';
 import { evmSettlementChain } from './payments/settlement-chain.ts';
 import { solanaSettlementChain } from './payments/solana-settlement-chain.ts';
-import { openEmbeddedStore } from './store/embedded.ts';
-import { openPostgresStore } from './store/postgres.ts';
 import type { Store } from './store/types.ts';
 
 export interface RunningService {
@@ -112,7 +110,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       );
       offers.push(evmOffer(devChain.network, devChain.usdc, devChain.usdcName, devChain.usdcVersion, devChain.payTo));
       // The Solana leg lives in this process; instances joining another's EVM chain leave it out.
-      solanaChain = options.solanaDevChain ?? (config.solana.dev && !config.devRpcUrl ? await startSolanaDevChain({ log }) : undefined);
+      solanaChain = options.solanaDevChain ?? (config.solana.dev && !config.devRpcUrl ? await (await import('./devchain/solana.ts')).startSolanaDevChain({ log }) : undefined);
       if (solanaChain && !options.solanaDevChain) cleanups.push(solanaChain.stop);
       if (solanaChain) {
         facilitators.push(await createLocalSvmFacilitator({ rpcUrl: solanaChain.rpcUrl, network: solanaChain.network, feePayerSecretKey: solanaChain.feePayer.secretKey }));
@@ -145,9 +143,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const facilitator = wrap ? facilitators.map((f) => wrap(f)) : facilitators;
     const offer = offers[0]!;
 
+    // Each store's engine is loaded only when it is the one configured (PGlite alone is tens of MB).
     const opened: Store = config.databaseUrl
-      ? openPostgresStore({ url: config.databaseUrl, poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs })
-      : await openEmbeddedStore(config.dataDir, { statementTimeoutMs: config.databaseStatementTimeoutMs, template: options.storeTemplate });
+      ? (await import('./store/postgres.ts')).openPostgresStore({ url: config.databaseUrl, poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs })
+      : await (await import('./store/embedded.ts')).openEmbeddedStore(config.dataDir, { statementTimeoutMs: config.databaseStatementTimeoutMs, template: options.storeTemplate });
     cleanups.push(() => opened.close());
     const store = options.wrapStore ? options.wrapStore(opened) : opened;
     // An unreachable database does not stop the start: paid routes answer 503 until it is back.
@@ -179,6 +178,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     // A dev chain restarted from its saved state may lack the last second of transactions.
     if (devChain) await percall.reconciler.checkLedgerAgainstChain(devChain.network, 200).catch((error: unknown) => log.warn({ err: describeError(error) }, 'ledger check against the dev chain failed'));
 
+    const solanaDev = solanaChain ? (await import('./devchain/solana.ts')).solanaDevInfo(solanaChain) : undefined;
     let dev: DevInfo | undefined;
     if (devChain) {
       dev = {
@@ -192,10 +192,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
         buyerPrivateKey: devChain.buyer.privateKey,
       };
       await writeFile(join(config.dataDir, 'dev.json'), `${JSON.stringify(dev, null, 2)}\n`, { mode: 0o600 });
-      if (solanaChain) await writeFile(join(config.dataDir, 'dev-solana.json'), `${JSON.stringify(solanaDevInfo(solanaChain), null, 2)}\n`, { mode: 0o600 });
+      if (solanaDev) await writeFile(join(config.dataDir, 'dev-solana.json'), `${JSON.stringify(solanaDev, null, 2)}\n`, { mode: 0o600 });
     }
     log.info({ url: baseUrl, mode: config.mode, network: offer.network, payTo: offer.payTo }, 'percall listening');
-    return { url: baseUrl, localUrl: listener.url, percall, dev, devChain, ...(solanaChain ? { solanaDev: solanaDevInfo(solanaChain) } : {}), stop: cleanup };
+    return { url: baseUrl, localUrl: listener.url, percall, dev, devChain, ...(solanaDev ? { solanaDev } : {}), stop: cleanup };
   } catch (error) {
     await cleanup();
     throw error;

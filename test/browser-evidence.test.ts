@@ -119,7 +119,8 @@ suite('browser_evidence', () => {
     chain = await startTestChain();
     // Not PERCALL_FETCH_ALLOW_LOOPBACK: only the site's own address stands in for the internet, so
     // 127.0.0.2 (and every other loopback or special address) stays refused.
-    service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_ADDRESSES: '127.0.0.1' } });
+    // Shorter page limits than the defaults: the cases that run into them take seconds, not tens.
+    service = await startTestService({ chain, env: { PERCALL_FETCH_ALLOW_ADDRESSES: '127.0.0.1', BROWSER_LOAD_TIMEOUT_MS: '4000', BROWSER_ACTION_TIMEOUT_MS: '1500' } });
   });
   afterAll(async () => {
     site?.close();

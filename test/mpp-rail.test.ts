@@ -382,7 +382,7 @@ describe('MPP rail: tempo as a production option', () => {
   });
 
   it('offers a tempo challenge beside the evm one (no Tempo chain needed to issue it)', async () => {
-    const both = new MppRail(railOptions({ tempo: tempoConfigFromEnv({ MPP_TEMPO_RECIPIENT: chain.payTo, MPP_TEMPO_TESTNET: '1' }) }));
+    const both = await MppRail.create(railOptions({ tempo: tempoConfigFromEnv({ MPP_TEMPO_RECIPIENT: chain.payTo, MPP_TEMPO_TESTNET: '1' }) }));
     expect(both.methods).toEqual(['evm', 'tempo']);
     const challenges = Challenge.deserializeList(await both.challengeHeader(DOORS['/a']!.route, PRICE, 'Route A'));
     expect(challenges.map((c) => c.method)).toEqual(['evm', 'tempo']);

@@ -41,9 +41,12 @@ function reservation(key: string, overrides: Partial<PaymentReservation> = {}): 
   };
 }
 
-/** A fresh database of one kind: every `open()` opens that same database (a second open is a restart). */
+/**
+ * A fresh database of one kind: every `open()` opens that same database (a second open is a
+ * restart). `restartable: false` lets a backend give one that lives only as long as its store.
+ */
 interface Backend {
-  fresh(): Promise<{ open(): Promise<Store> }>;
+  fresh(options: { restartable: boolean }): Promise<{ open(): Promise<Store> }>;
   teardown(): Promise<void>;
 }
 
@@ -62,8 +65,8 @@ function conformance(name: string, makeBackend: () => Promise<Backend | undefine
       await backend?.teardown();
     });
     /** Opens a store on a fresh database; `reopen` opens the same database again. */
-    const fresh = async () => {
-      const db = await backend!.fresh();
+    const fresh = async (restartable = true) => {
+      const db = await backend!.fresh({ restartable });
       const open = async () => {
         const store = await db.open();
         opened.push(store);
@@ -71,7 +74,7 @@ function conformance(name: string, makeBackend: () => Promise<Backend | undefine
       };
       return { store: await open(), reopen: open };
     };
-    const open = async () => (await fresh()).store;
+    const open = async () => (await fresh(false)).store;
     const test = (title: string, fn: () => Promise<void>) =>
       it(title, async (ctx) => {
         if (!backend) return ctx.skip(); // no PostgreSQL server here (CI requires one)
@@ -273,9 +276,10 @@ function conformance(name: string, makeBackend: () => Promise<Backend | undefine
 }
 
 conformance('embedded (PGlite)', async () => ({
-  fresh: async () => {
-    const dir = await tempDataDir();
-    // From the run's migrated template: the conformance is about the SQL, not PGlite's initdb.
+  fresh: async ({ restartable }) => {
+    // From the run's migrated template: the conformance is about the SQL, not PGlite's initdb; on
+    // disk only where the test restarts it.
+    const dir = restartable ? await tempDataDir() : 'memory://';
     return { open: () => openEmbeddedStore(dir, { template: storeTemplate() }) };
   },
   teardown: async () => {},

@@ -1,7 +1,7 @@
 import { withDeadline } from '../deadline.ts';
 import type { AvailableProduct, ProductContext } from './kit/index.ts';
 import type { ChatUpstream } from '../providers/llm.ts';
-import { BrowserPool } from '../providers/browser.ts';
+import { BrowserPool, type PageTimeLimits } from '../providers/browser.ts';
 import { safeFetch, type FetchPolicy } from '../providers/safe-fetch.ts';
 
 /** A product may run this long at most; its signal aborts then, and the call ends without it. */
@@ -26,8 +26,9 @@ export class ProductRunner {
     private readonly fetchPolicy: FetchPolicy,
     private readonly llm?: ChatUpstream,
     private readonly timeLimitMs = PRODUCT_TIME_LIMIT_MS,
+    pageTimeLimits?: PageTimeLimits,
   ) {
-    this.browser = new BrowserPool(fetchPolicy);
+    this.browser = new BrowserPool(fetchPolicy, undefined, pageTimeLimits);
   }
 
   run(

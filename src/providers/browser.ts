@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Frame, type Page, type Request, type Route } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { ProductInputError } from '../products/kit/errors.ts';
 import { safeFetch, SafeFetchError, type FetchPolicy, type SafeResponse } from './safe-fetch.ts';
 
@@ -38,6 +38,12 @@ export const MAX_PAGES = 2;
 export const MAX_PAGES_PER_CALLER = 1;
 /** How long a call waits for a free page before giving up (BrowserBusyError, never charged). */
 export const SLOT_WAIT_MS = 5_000;
+
+export interface PageTimeLimits {
+  loadMs: number;
+  actionMs: number;
+}
+export const DEFAULT_PAGE_TIME_LIMITS: PageTimeLimits = { loadMs: 10_000, actionMs: 5_000 };
 /** Closing a context (which ends a stuck renderer) is waited for this long at most. */
 const CLOSE_WAIT_MS = 5_000;
 /** Redirected navigations one page may make; beyond it they fail. */
@@ -47,7 +53,7 @@ const MAX_REQUESTS_PER_PAGE = 500;
 /** A response fetched for a redirected navigation waits this long for the frame to ask for it. */
 const PRIMED_TTL_MS = 15_000;
 
-const NETNS_WRAPPER = fileURLToPath(new URL('./chromium-netns.sh', import.meta.url));
+const NETNS_WRAPPER = join(PACKAGE_ROOT, 'src', 'providers', 'chromium-netns.sh');
 
 /** Where a Chromium is: CHROMIUM_PATH, else Debian's headless shell or full Chromium. */
 export function chromiumPath(): string | undefined {
@@ -144,6 +150,8 @@ export class BrowserPool {
   constructor(
     private readonly policy: FetchPolicy,
     private readonly limits: { pages: number; perCaller: number; slotWaitMs: number } = { pages: MAX_PAGES, perCaller: MAX_PAGES_PER_CALLER, slotWaitMs: SLOT_WAIT_MS },
+    /** How long a page's load, and an action with what it starts, are awaited (BROWSER_*_TIMEOUT_MS). */
+    readonly timeLimits: PageTimeLimits = DEFAULT_PAGE_TIME_LIMITS,
   ) {}
 
   /**
@@ -208,7 +216,9 @@ export class BrowserPool {
       if (!isolation.ok) return Promise.reject(new Error(isolation.reason));
       // Chromium's own sandbox stays on, except as root, where Chromium refuses to start with it.
       const sandbox = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
-      const launching = chromium.launch({
+      // playwright-core is loaded on the first browser call only: a service that never renders a
+      // page does not carry it in memory.
+      const launching = import('playwright-core').then(({ chromium }) => chromium.launch({
         // The wrapper puts Chromium in its own network namespace (see the design note above).
         executablePath: isolation.wrapper,
         env: { ...process.env, PERCALL_NETNS_EXEC: isolation.chromium },
@@ -226,7 +236,7 @@ export class BrowserPool {
           // Belt and braces only: the namespace is what keeps WebRTC from reaching anything.
           '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
         ],
-      });
+      }));
       this.browser = launching;
       launching.then(
         (browser) => browser.on('disconnected', () => this.browser === launching && (this.browser = undefined)),

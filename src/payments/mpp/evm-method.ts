@@ -1,7 +1,7 @@
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { Errors } from 'mppx';
 import { challengeHash, type AuthorizationPayload } from 'mppx/evm';
-import { evm } from 'mppx/server';
+import { evm } from 'mppx/evm/server';
 import type { Hex } from 'viem';
 
 /** What the evm `charge` method is configured with: the EVM offer's token and recipient. */

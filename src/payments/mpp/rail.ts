@@ -1,12 +1,13 @@
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { Challenge, Credential, Errors, type Receipt } from 'mppx';
 import type { AuthorizationPayload } from 'mppx/evm';
-import { Mppx } from 'mppx/server';
+import { Mppx } from 'mppx/server/core';
 import { formatUnits, getAddress, type Hex } from 'viem';
 import type { PaymentFailure } from '../failures.ts';
 import { evmCharge, exactRequirements, toX402, type EvmChargeTerms } from './evm-method.ts';
 import { gateFailureKind, paymentErrorOf, toPaymentError, type MppProblem, type MppProblemKind } from './problems.ts';
-import { createTempoCharge, tempoChainId, type TempoRailConfig } from './tempo-method.ts';
+import { tempoChainId, type TempoRailConfig } from './tempo-config.ts';
+import type { TempoCharge } from './tempo-method.ts';
 
 /**
  * MPP, the `Payment` HTTP authentication scheme (paymentauth.org), as a second rail beside x402.
@@ -109,7 +110,17 @@ export class MppRail {
   private readonly expiresInSeconds: number;
   private readonly terms: EvmChargeTerms;
 
-  constructor(private readonly options: MppRailOptions) {
+  /** The rail, with the Tempo method loaded first when Tempo is offered. */
+  static async create(options: MppRailOptions): Promise<MppRail> {
+    const tempoCharge = options.tempo ? (await import('./tempo-method.ts')).createTempoCharge(options.tempo) : undefined;
+    return new MppRail(options, tempoCharge);
+  }
+
+  constructor(
+    private readonly options: MppRailOptions,
+    tempoCharge?: TempoCharge,
+  ) {
+    if (options.tempo && !tempoCharge) throw new Error('an MPP rail with Tempo is made with MppRail.create');
     const chainId = chainIdOf(options.network);
     if (options.chainId !== undefined && options.chainId !== chainId) {
       throw new Error(`MPP chainId ${options.chainId} does not match network ${options.network}`);
@@ -128,9 +139,7 @@ export class MppRail {
       maxTimeoutSeconds: options.maxTimeoutSeconds ?? DEFAULT_EXPIRES_IN_SECONDS,
     };
     this.evmServer = Mppx.create({ secretKey: options.secretKey, realm: options.realm, methods: [evmCharge(this.terms)] });
-    this.tempoServer = options.tempo
-      ? Mppx.create({ secretKey: options.secretKey, realm: options.realm, methods: [createTempoCharge(options.tempo)] })
-      : undefined;
+    this.tempoServer = tempoCharge ? Mppx.create({ secretKey: options.secretKey, realm: options.realm, methods: [tempoCharge] }) : undefined;
   }
 
   /** The CAIP-2 networks payments of this rail settle on (evm, then Tempo when offered). */

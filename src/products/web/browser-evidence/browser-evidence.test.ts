@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { BrowserPool, IsolatedPage } from '../../../providers/browser.ts';
+import { DEFAULT_PAGE_TIME_LIMITS, type BrowserPool, type IsolatedPage } from '../../../providers/browser.ts';
 import { SafeFetchError } from '../../../providers/safe-fetch.ts';
 import { fakeContext } from '../../kit/fake-context.ts';
 import { browserEvidence, evidenceInput, evidenceOutput } from './index.ts';
@@ -52,7 +52,7 @@ function fakeBrowser(script: PageScript = {}) {
     responsive: async () => script.responsive ?? true,
     throwIfRefused: () => undefined,
   } as unknown as IsolatedPage;
-  const browser = { withPage: (_options: unknown, fn: (page: IsolatedPage) => Promise<unknown>) => fn(session) } as unknown as BrowserPool;
+  const browser = { timeLimits: DEFAULT_PAGE_TIME_LIMITS, withPage: (_options: unknown, fn: (page: IsolatedPage) => Promise<unknown>) => fn(session) } as unknown as BrowserPool;
   return { browser, done };
 }
 

@@ -27,20 +27,17 @@ import type { evidenceInput, evidenceOutput } from './index.ts';
 type EvidenceInput = z.output<typeof evidenceInput>;
 type Evidence = z.infer<typeof evidenceOutput>;
 
-/** The page's load event is awaited this long; a page still loading after it is captured as it is. */
-const LOAD_TIMEOUT_MS = 10_000;
-/** Finding the element and clicking or filling it, together. */
-const ACTION_TIMEOUT_MS = 5_000;
-/** Navigations started by the action (or during the extra wait) are awaited this long. */
-const SETTLE_TIMEOUT_MS = 5_000;
+// The page's load event is awaited `loadMs` (a page still loading after it is captured as it is);
+// finding the element and clicking or filling it, together, `actionMs`, and the navigations the
+// action (or the extra wait) started as long again. Both from the pool (BROWSER_*_TIMEOUT_MS).
 /** Whether the renderer answers at all: a script that never yields makes it not. */
 const PROBE_TIMEOUT_MS = 1_500;
 const SCREENSHOT_TIMEOUT_MS = 5_000;
 const READ_TIMEOUT_MS = 2_000;
 /**
- * The pool's hard limit on the page work, a safety net above the sum of the limits above (plus the
- * longest extra wait); reaching it is our failure (not charged). The pool adds one fetch time limit
- * for the first document.
+ * The pool's hard limit on the page work, a safety net above the sum of the limits above at the
+ * largest the configuration allows (plus the longest extra wait); reaching it is our failure (not charged). The pool adds one
+ * fetch time limit for the first document.
  */
 const PAGE_WORK_LIMIT_MS = 50_000;
 const MAX_TEXT = 20_000;
@@ -64,19 +61,20 @@ export async function browserEvidence(input: EvidenceInput, ctx: ProductContext)
 async function evidence(input: EvidenceInput, ctx: ProductContext, session: IsolatedPage): Promise<Evidence> {
   const { page } = session;
   // A refused, unresolvable or failing first document throws (SafeFetchError): 422, not charged.
-  const loaded = await session.open(input.url, LOAD_TIMEOUT_MS);
+  const limits = ctx.browser!.timeLimits;
+  const loaded = await session.open(input.url, limits.loadMs);
   let timedOut = loaded.timedOut;
 
   if (input.action !== 'load') {
-    const acted = await act(session, input);
+    const acted = await act(session, input, limits.actionMs);
     if (acted === 'no_match') throw new ProductInputError(`no element matches ${input.selector}`, 422, 'selector');
     if (acted === 'timed_out') timedOut = true;
-    if (!(await session.settle(SETTLE_TIMEOUT_MS))) timedOut = true;
+    if (!(await session.settle(limits.actionMs))) timedOut = true;
   }
   session.throwIfRefused();
   if (input.wait_ms > 0) {
     await delay(input.wait_ms);
-    if (!(await session.settle(SETTLE_TIMEOUT_MS, 0))) timedOut = true;
+    if (!(await session.settle(limits.actionMs, 0))) timedOut = true;
     session.throwIfRefused();
   }
 
@@ -100,11 +98,11 @@ async function evidence(input: EvidenceInput, ctx: ProductContext, session: Isol
 }
 
 /** The click or fill: done, timed out (the page's doing), or no element matches (the caller's selector). */
-async function act(session: IsolatedPage, input: EvidenceInput): Promise<'done' | 'timed_out' | 'no_match'> {
+async function act(session: IsolatedPage, input: EvidenceInput, actionMs: number): Promise<'done' | 'timed_out' | 'no_match'> {
   if (!(await session.responsive(PROBE_TIMEOUT_MS))) return 'timed_out';
-  const deadline = Date.now() + ACTION_TIMEOUT_MS;
+  const deadline = Date.now() + actionMs;
   const target = session.page.locator(input.selector!).first();
-  const found = await target.waitFor({ state: 'attached', timeout: ACTION_TIMEOUT_MS }).then(
+  const found = await target.waitFor({ state: 'attached', timeout: actionMs }).then(
     () => undefined,
     (error: Error) => error,
   );

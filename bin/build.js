@@ -1,0 +1,67 @@
+// Compiles src/ into one JavaScript bundle under dist/ with esbuild, so the service runs compiled
+// code instead of loading TypeScript through a loader at every start (start-up and memory; see the
+// README's "Running from source"). Rebuilt only when a source is newer than the last build; several
+// processes starting at once each build into their own directory and publish it atomically.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+const pointer = join(dist, 'current.json');
+/** Builds kept besides the current one: a process still running an older one may load its lazy chunks. */
+const KEEP_BUILDS = 3;
+
+/** Newest modification time of the files a build is made from. */
+function newestSource() {
+  let newest = statSync(join(root, 'package.json')).mtimeMs;
+  for (const entry of readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const mtime = statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs;
+    if (mtime > newest) newest = mtime;
+  }
+  return newest;
+}
+
+function currentBuild() {
+  try {
+    return JSON.parse(readFileSync(pointer, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entry module of an up-to-date build of src/main.ts, building one first if needed. */
+export async function ensureBuilt() {
+  const sourcesAt = newestSource();
+  const current = currentBuild();
+  if (current && current.sourcesAt >= sourcesAt) return join(dist, current.dir, 'main.js');
+
+  const { build } = await import('esbuild');
+  const dir = `build-${Date.now()}-${process.pid}`;
+  await build({
+    entryPoints: [join(root, 'src', 'main.ts')],
+    outdir: join(dist, dir),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'error',
+  });
+  mkdirSync(dist, { recursive: true });
+  const tmp = `${pointer}.${process.pid}`;
+  writeFileSync(tmp, JSON.stringify({ dir, sourcesAt }));
+  renameSync(tmp, pointer);
+  removeOldBuilds(dir);
+  return join(dist, dir, 'main.js');
+}
+
+function removeOldBuilds(keep) {
+  const builds = readdirSync(dist)
+    .filter((name) => name.startsWith('build-') && name !== keep)
+    .sort((a, b) => Number(b.split('-')[1]) - Number(a.split('-')[1]));
+  for (const old of builds.slice(KEEP_BUILDS)) rmSync(join(dist, old), { recursive: true, force: true });
+}
