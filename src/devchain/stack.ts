@@ -3,6 +3,7 @@ import { createPublicClient, getContractAddress, http, type Hex } from 'viem';
 import type { Logger } from '../log.ts';
 import { startAnvil } from './anvil.ts';
 import { approvePermit2, installUptoContracts } from './permit2.ts';
+import { installBatchSettlementContracts } from './batch-settlement.ts';
 import { DEV_ROLES, ensureDevContracts, mintUsdc, usdcBalance, USDC_EIP712 } from './contracts.ts';
 
 /** Everything a client needs to pay the dev service; written to `<dataDir>/dev.json` with exactly these keys. */
@@ -47,6 +48,7 @@ export async function startDevChain(options: { log: Logger; statePath?: string; 
     const { usdc } = await ensureDevContracts(anvil.rpcUrl, DEV_ROLES.deployer.privateKey);
     // Permit2 and the x402 upto proxy at their canonical addresses, for `upto` payments.
     await installUptoContracts(anvil.rpcUrl);
+    await installBatchSettlementContracts(anvil.rpcUrl);
     const buyer = DEV_ROLES.buyer;
     const balance = await usdcBalance(anvil.rpcUrl, usdc, buyer.address);
     if (balance < BUYER_FLOAT) await mintUsdc(anvil.rpcUrl, DEV_ROLES.deployer.privateKey, usdc, buyer.address, BUYER_FLOAT - balance);

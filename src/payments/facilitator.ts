@@ -3,6 +3,7 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, SupportedResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { createNonceManager, createPublicClient, createWalletClient, defineChain, http, verifyTypedData, type Hex } from 'viem';
 import { jsonRpc } from 'viem/nonce';
@@ -25,7 +26,7 @@ export interface LocalFacilitatorOptions {
 }
 
 /**
- * The official x402 facilitator (`x402Facilitator` + the `exact` and `upto` EVM schemes) running
+ * The official x402 facilitator (`x402Facilitator` + the `exact`, `upto` and `batch-settlement` EVM schemes) running
  * in-process with a viem signer. Used by the dev stack and by operators who settle with their own gas wallet.
  * It is wrapped as a FacilitatorClient so the resource server treats it like a remote one.
  * `upto` settles through the Permit2 proxy at the SDK's canonical address (on anvil see src/devchain/permit2.ts).
@@ -70,6 +71,11 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
   const facilitator = new x402Facilitator();
   registerExactEvmScheme(facilitator, { signer, networks: options.network });
   facilitator.register(options.network, new UptoEvmScheme(uptoSigner));
+  // batch-settlement: deposits, claims, settles and refunds through the channel contract at the SDK's canonical
+  // address (on anvil see src/devchain/batch-settlement.ts). No authorizer signer: this facilitator advertises no
+  // `receiverAuthorizer`, so a resource server signs its own claims and refunds (its receiverAuthorizerSigner)
+  // and no caller of /settle can have a refund signed on a receiver's behalf.
+  facilitator.register(options.network, new BatchSettlementEvmScheme(signer));
   return {
     address: account.address,
     verify: (payload, requirements) => facilitator.verify(payload, requirements),

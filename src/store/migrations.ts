@@ -168,6 +168,29 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE rate_limits ADD PRIMARY KEY (bucket, client);
     `,
   },
+  {
+    // x402 batch-settlement channels (store/channel-storage.ts), one row per channel shared by all
+    // instances. `record` is the SDK's Channel as JSON text, kept byte for byte (jsonb would reorder
+    // keys and refuse some strings); the typed columns are copies of its fields for queries
+    // (totals, idle channels, pending withdrawals), NULL where the field is not a plain integer.
+    version: 6,
+    sql: `
+      CREATE TABLE batch_channels (
+        channel_id text COLLATE "C" PRIMARY KEY CHECK (channel_id ~ '^0x[0-9a-f]{64}$'),
+        record text NOT NULL,
+        payer text,
+        charged_cumulative numeric(78, 0),
+        total_claimed numeric(78, 0),
+        balance numeric(78, 0),
+        last_request_ms bigint,
+        withdraw_requested_at bigint,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX batch_channels_last_request_idx ON batch_channels (last_request_ms);
+      CREATE INDEX batch_channels_withdraw_idx ON batch_channels (withdraw_requested_at) WHERE withdraw_requested_at > 0;
+    `,
+  },
 ];
 
 /** Arbitrary constant identifying percall's migration lock. */

@@ -1,4 +1,5 @@
 import type { Surface } from '../catalogue/types.ts';
+import { SqlChannelStorage } from './channel-storage.ts';
 import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
 import type {
   CounterDelta,
@@ -63,6 +64,7 @@ const LEDGER_COLUMNS = `payment_key, payer, network, scheme, amount::text AS amo
 /** The store over any SqlDriver: the same SQL for the embedded engine and PostgreSQL. */
 export class SqlStore implements Store {
   private schema: Promise<void> | undefined;
+  private channels: SqlChannelStorage | undefined;
   healthy = true;
 
   constructor(
@@ -89,6 +91,47 @@ export class SqlStore implements Store {
     } catch (error) {
       throw this.unavailable(error);
     }
+  }
+
+  /**
+   * Runs `fn` in one transaction once the schema is there. A failing statement, BEGIN or COMMIT is
+   * StoreUnavailableError; an error thrown by `fn`'s own code passes through unchanged (after the
+   * rollback) and says nothing about the database.
+   */
+  private async transact<R>(fn: (tx: Pick<SqlDriver, 'query'>) => Promise<R>): Promise<R> {
+    let own: { error: unknown } | undefined;
+    try {
+      await this.ensureSchema();
+      const result = await this.db.transaction(async (tx) => {
+        try {
+          return await fn({
+            query: async <T>(sql: string, params?: unknown[]) => {
+              try {
+                return await tx.query<T>(sql, params);
+              } catch (error) {
+                throw this.unavailable(error);
+              }
+            },
+          });
+        } catch (error) {
+          if (!(error instanceof StoreUnavailableError)) own = { error };
+          throw error;
+        }
+      });
+      this.healthy = true;
+      return result;
+    } catch (error) {
+      if (own && error === own.error) throw error;
+      throw this.unavailable(error);
+    }
+  }
+
+  /** The x402 batch-settlement channel storage on this store's database (one per store). */
+  channelStorage(): SqlChannelStorage {
+    return (this.channels ??= new SqlChannelStorage({
+      query: (sql, params) => this.run(sql, params),
+      transaction: (fn) => this.transact(fn),
+    }));
   }
 
   private unavailable(error: unknown): Error {

@@ -1,4 +1,5 @@
 import type { Surface } from '../catalogue/types.ts';
+import type { BatchChannelStorage } from './channel-storage.ts';
 
 /**
  * Life of a payment authorization in the replay guard:
@@ -236,6 +237,12 @@ export interface Store {
   closeHypothesis(id: number, status: 'evaluated' | 'abandoned', result: { verdict: string | null; measuredValue: string | null }): Promise<Hypothesis | { conflict: Hypothesis['status'] } | undefined>;
   /** Open ones (all) and the most recently closed (`closedLimit`), with totals. */
   hypotheses(closedLimit: number): Promise<{ open: Hypothesis[]; closed: Hypothesis[]; openTotal: number; closedTotal: number }>;
+
+  /**
+   * The x402 batch-settlement channel state (the SDK's ChannelStorage) on this database, shared by
+   * every instance on it: `updateChannel` is atomic across all of them.
+   */
+  channelStorage(): BatchChannelStorage;
 
   /** Adds buffered counter deltas and payers seen, in one transaction. */
   addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void>;
