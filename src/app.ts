@@ -32,6 +32,8 @@ import { ProductRunner } from './products/runner.ts';
 import { FreeTierDoor } from './payments/free-tier.ts';
 import { Reconciler, type ChainReader } from './payments/reconciler.ts';
 import { X402Rail, type PaymentOffer } from './payments/x402-rail.ts';
+import { BatchClaims } from './payments/batch/claims.ts';
+import { createBatchScheme } from './payments/batch/scheme.ts';
 import { Telemetry } from './telemetry/counters.ts';
 import { registerObservatory } from './http/observatory-routes.ts';
 import { telemetryGateHook } from './telemetry/gate-hook.ts';
@@ -56,6 +58,11 @@ export interface PercallOptions {
   chainFor?: (network: string) => ChainReader | undefined;
   /** This process's clock (tests skew it); the gate and the reconciler read it. */
   clock?: () => Date;
+  /**
+   * Key of the batch-settlement receiver authorizer: channels are offered on the EVM offer only with
+   * it (BATCH_AUTHORIZER_KEY; the dev stack supplies a key of the public test mnemonic).
+   */
+  batchAuthorizerKey?: Hex;
 }
 
 export interface Percall {
@@ -69,6 +76,8 @@ export interface Percall {
   keys: KeyRing;
   /** This process's name in the shared store (owner of its reservations). */
   instanceId: string;
+  /** batch-settlement claims, when channels are offered. */
+  batchClaims?: BatchClaims;
   /** Stops background work and flushes telemetry. The store is closed by whoever opened it. */
   stop(): Promise<void>;
 }
@@ -78,7 +87,15 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const { config, log, store } = options;
   const llm = config.inference ? new ChatUpstream(config.inference) : undefined;
   const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : [])])));
-  const rail = new X402Rail(options.facilitator, options.offers, config.serviceName);
+  const evmOffer = options.offers.find((o) => o.family === 'evm');
+  const batch =
+    evmOffer && options.batchAuthorizerKey
+      ? {
+          network: evmOffer.network,
+          scheme: createBatchScheme(evmOffer.payTo, store.channelStorage(), { authorizerKey: options.batchAuthorizerKey, withdrawDelaySeconds: config.batch.withdrawDelaySeconds }),
+        }
+      : undefined;
+  const rail = new X402Rail(options.facilitator, options.offers, config.serviceName, batch);
   await rail.start(catalogue.products, (error, delayMs) =>
     log.warn({ err: describeError(error), retryInMs: delayMs }, 'payment facilitator unavailable; paid routes answer 503 until it is'),
   );
@@ -171,14 +188,31 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     log.error({ path: c.req.path, err: describeError(error) }, 'unhandled error');
     return problemResponse(problems.internal());
   });
+  const batchClaims =
+    batch && evmOffer
+      ? new BatchClaims({
+          scheme: batch.scheme,
+          facilitator: [options.facilitator].flat()[0]!,
+          network: batch.network,
+          token: evmOffer.asset as Hex,
+          store,
+          log,
+          instanceId: config.instanceId,
+          intervalMs: config.batch.claimIntervalMs,
+          refundIdleSeconds: config.batch.refundIdleSeconds,
+        })
+      : undefined;
+  batchClaims?.start();
   const stop = async () => {
+    // Vouchers accepted so far are claimed before the process goes (they would be next round anyway).
+    await batchClaims?.stop(true);
     await runner.browser.close();
     rail.stop();
     reconciler.stop();
     stopPurging();
     await telemetry.stop();
   };
-  return { app, catalogue, rail, gate, store, telemetry, reconciler, keys, instanceId: config.instanceId, stop };
+  return { app, catalogue, rail, gate, store, telemetry, reconciler, keys, instanceId: config.instanceId, ...(batchClaims ? { batchClaims } : {}), stop };
 }
 
 /**

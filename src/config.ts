@@ -51,6 +51,11 @@ const EnvSchema = z.object({
   FACILITATOR_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** On SIGTERM: how long in-flight calls may take to finish before their connections are cut. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(30_000),
+  /** batch-settlement: the receiver authorizer's key (dev: a key of the public test mnemonic); without it in production, not offered. */
+  BATCH_AUTHORIZER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x + 64 hex characters').optional(),
+  BATCH_WITHDRAW_DELAY_SECS: z.coerce.number().int().min(900).max(2_592_000).default(900),
+  BATCH_CLAIM_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  BATCH_REFUND_IDLE_SECS: z.coerce.number().int().positive().default(86_400),
   BROWSER_LOAD_TIMEOUT_MS: z.coerce.number().int().positive().max(15_000).default(10_000),
   BROWSER_ACTION_TIMEOUT_MS: z.coerce.number().int().positive().max(7_500).default(5_000),
   PAY_TO: evmAddress.optional(),
@@ -142,6 +147,8 @@ export interface Config {
   evmRpcUrl?: string;
   facilitatorTimeoutMs: number;
   shutdownGraceMs: number;
+  /** x402 batch-settlement channels (see src/payments/batch). */
+  batch: { authorizerKey?: `0x${string}`; withdrawDelaySeconds: number; claimIntervalMs: number; refundIdleSeconds: number };
   /** evidence/browser: how long a page's load, and an action with the navigations it starts, are awaited. */
   browserTimeLimits: { loadMs: number; actionMs: number };
   paymentTimeoutSeconds: number;
@@ -213,6 +220,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     browserTimeLimits: { loadMs: e.BROWSER_LOAD_TIMEOUT_MS, actionMs: e.BROWSER_ACTION_TIMEOUT_MS },
+    batch: {
+      authorizerKey: e.BATCH_AUTHORIZER_KEY as `0x${string}` | undefined,
+      withdrawDelaySeconds: e.BATCH_WITHDRAW_DELAY_SECS,
+      claimIntervalMs: e.BATCH_CLAIM_INTERVAL_MS,
+      refundIdleSeconds: e.BATCH_REFUND_IDLE_SECS,
+    },
     paymentTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
     payTo: e.PAY_TO as `0x${string}` | undefined,
     evm: {

@@ -11,6 +11,7 @@ import { createPercall, type Percall } from './app.ts';
 import type { Product } from './catalogue/types.ts';
 import type { Config } from './config.ts';
 import { devStatePath, startDevChain, type DevChain, type DevInfo } from './devchain/stack.ts';
+import { DEV_ROLES } from './devchain/contracts.ts';
 import { describeError, type Logger } from './log.ts';
 import { createLocalFacilitator, createRemoteFacilitator } from './payments/facilitator.ts';
 import type { PaymentOffer } from './payments/x402-rail.ts';
@@ -168,6 +169,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       baseUrl,
       chainFor: (network) => (network === offer.network ? settlementChain : network === solanaNetwork ? solanaReader : undefined),
       mppSecretKey: config.mpp.secretKey ?? (config.mode === 'dev' ? await devMppSecret(config.dataDir) : undefined),
+      batchAuthorizerKey: config.batch.authorizerKey ?? (devChain ? DEV_ROLES.batchAuthorizer.privateKey : undefined),
       clock: options.clock,
     });
     cleanups.push(() => percall.stop());

@@ -142,7 +142,7 @@ afterAll(async () => {
 });
 
 describe('dev accounts', () => {
-  it('are the anvil mnemonic accounts 0..3', () => {
+  it('are the anvil mnemonic accounts 0..4', () => {
     const mnemonic = 'test test test test test test test test test test test junk';
     DEV_ACCOUNTS.forEach((acc, i) => {
       expect(mnemonicToAccount(mnemonic, { addressIndex: i }).address).toBe(acc.address);

@@ -82,10 +82,13 @@ describe('discovery documents of the running service', () => {
       const response = await fetch(`${service.url}${product.http!.path}`, { method: product.http!.method });
       expect(response.status).toBe(402);
       const quote = decodePaymentRequiredHeader(response.headers.get('payment-required')!);
-      // One exact offer per network, each at the catalogue price.
-      expect(quote.accepts.map((a) => [a.network, a.scheme, a.amount])).toEqual(
-        [chain.network, service.solanaDev!.network].map((network) => [network, 'exact', usdToAtomic(product.http!.price).toString()]),
-      );
+      // One exact offer per network, each at the catalogue price, and batch-settlement channels on EVM after exact.
+      const price = usdToAtomic(product.http!.price).toString();
+      expect(quote.accepts.map((a) => [a.network, a.scheme, a.amount])).toEqual([
+        [chain.network, 'exact', price],
+        [chain.network, 'batch-settlement', price],
+        [service.solanaDev!.network, 'exact', price],
+      ]);
       const bazaar = (quote.extensions as Record<string, Parameters<typeof validateDiscoveryExtension>[0]>).bazaar!;
       const check = validateDiscoveryExtension(bazaar);
       expect(check.valid, JSON.stringify(check.errors)).toBe(true);

@@ -35,12 +35,13 @@ describe('inference through an OpenAI-compatible upstream (exact on EVM)', () =>
     upstream?.close();
   });
 
-  it('quotes upto 1.00 on EVM next to exact 0.01', async () => {
+  it('quotes upto 1.00 on EVM next to exact 0.01, and a channel voucher of up to 1.00 after them', async () => {
     const required = await quote(`${service.url}/api/v1/paid/inference`, { method: 'POST' });
     const evm = required.accepts.filter((a) => a.network === chain.network);
     expect(evm.map((a) => [a.scheme, a.amount])).toEqual([
       ['upto', '1000000'],
       ['exact', '10000'],
+      ['batch-settlement', '1000000'],
     ]);
   });
 

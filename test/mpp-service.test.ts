@@ -41,7 +41,10 @@ describe('MPP rail on the service', () => {
     const response = await post();
     expect(response.status).toBe(402);
     const x402 = decodePaymentRequiredHeader(response.headers.get('payment-required')!);
-    expect(x402.accepts.filter((a) => a.network === chain.network).map((a) => [a.scheme, a.amount])).toEqual([['exact', '10000']]);
+    expect(x402.accepts.filter((a) => a.network === chain.network).map((a) => [a.scheme, a.amount])).toEqual([
+      ['exact', '10000'],
+      ['batch-settlement', '10000'],
+    ]);
     const challenge = Challenge.deserialize(response.headers.get('www-authenticate')!);
     expect(challenge.method).toBe('evm');
     expect(challenge.intent).toBe('charge');

@@ -82,6 +82,7 @@ describe('x402 exact on a real chain with the official @x402/fetch client', () =
     expect(header.resource.url).toBe(`${service.url}/api/v1/paid/time`);
     expect(header.accepts).toEqual([
       expect.objectContaining({ scheme: 'exact', network: chain.network, amount: '10000', asset: chain.usdc, payTo: chain.payTo }),
+      expect.objectContaining({ scheme: 'batch-settlement', network: chain.network, amount: '10000', asset: chain.usdc, payTo: chain.payTo }),
       expect.objectContaining({ scheme: 'exact', network: service.solanaDev!.network, amount: '10000', payTo: service.solanaDev!.payTo }),
     ]);
     const bazaar = (header.extensions as Record<string, { info: { input: unknown; output: { example: unknown } } }>).bazaar!;

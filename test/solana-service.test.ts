@@ -97,7 +97,10 @@ describe('network minimums', () => {
 
   it('leaves out a network whose minimum is above the price, and x402.json says why', async () => {
     const required = decodePaymentRequiredHeader((await fetch(`${service.url}/api/v1/paid/time`)).headers.get('payment-required')!);
-    expect(required.accepts.map((a) => a.network)).toEqual([chain.network]);
+    expect(required.accepts.map((a) => [a.network, a.scheme])).toEqual([
+      [chain.network, 'exact'],
+      [chain.network, 'batch-settlement'],
+    ]);
     const catalogue = (await (await fetch(`${service.url}/.well-known/x402.json`)).json()) as {
       networkMinimums: { network: string; minimumUsd: string; note: string }[];
       resources: { id: string; networks: string[]; excludedNetworks?: { network: string; reason: string; detail: string }[] }[];

@@ -1,3 +1,4 @@
+import type { PaymentRequirements } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
 import type { AvailableProduct, Product, Surface } from '../catalogue/types.ts';
 import type { ProofVerifier } from '../identity/proof-request.ts';
@@ -104,7 +105,7 @@ export class Checkout {
     const surface: Surface = door.kind === 'tool' || (door.kind === 'order' && !product.http) ? 'mcp' : 'http';
     const resource = resourceOf(door, product, request.publicOrigin);
     const endpoint = door.kind === 'order' ? `POST ${door.path}` : endpointKey(product, surface);
-    const quote = (error?: string) => this.quote(product, surface, door, resource, request.publicOrigin, error);
+    const quote = (error?: string, accepts?: PaymentRequirements[]) => this.quote(product, surface, door, resource, request.publicOrigin, error, accepts);
     const mpp = this.mppCredential(product, door, payment);
     const x402 = payment.x402;
     if (mpp && x402) return problemResult(problems.badRequest('send one payment: PAYMENT-SIGNATURE (x402) or Authorization: Payment (MPP), not both'));
@@ -140,12 +141,12 @@ export class Checkout {
   }
 
   /** The x402 gate's answer: served, the terms again with the reason (and a failed settlement), or a problem. */
-  private outcome(result: GateResult, product: AvailableProduct, door: Door, quote: (error?: string) => Quote): CheckoutResult {
+  private outcome(result: GateResult, product: AvailableProduct, door: Door, quote: (error?: string, accepts?: PaymentRequirements[]) => Quote): CheckoutResult {
     switch (result.status) {
       case 'served':
         return { kind: 'served', rail: 'x402', output: result.output, settlement: result.settlement, paymentKey: result.paymentKey, ...(result.replay ? { replay: true as const } : {}) };
       case 'payment_failed':
-        return { kind: 'quote', product, quote: quote(result.failure.reason), ...(result.settlement ? { settlement: result.settlement } : {}), offerMpp: false };
+        return { kind: 'quote', product, quote: quote(result.failure.reason, result.failure.accepts), ...(result.settlement ? { settlement: result.settlement } : {}), offerMpp: false };
       default:
         return gateProblem(result, product, labelOf(product, door), this.deps.log);
     }
@@ -215,14 +216,20 @@ export class Checkout {
   }
 
   /** The x402 terms at this door; products with a free tier also invite a wallet proof (fresh nonce each time). */
-  private quote(product: AvailableProduct, surface: Surface, door: Door, resource: string, publicOrigin: string, error?: string): Quote {
+  /** The product's terms; `accepts` replaces the quoted ones (a channel's corrective terms). */
+  private quote(product: AvailableProduct, surface: Surface, door: Door, resource: string, publicOrigin: string, error?: string, accepts?: PaymentRequirements[]): Quote {
     const { rail, freeTier } = this.deps;
     // Orders sell at the paid price only.
     if (!product.freeTier || door.kind === 'order') {
+      if (accepts) {
+        const terms = () => ({ ...rail.paymentRequired(product, surface, resource, error), accepts });
+        return { ...(error ? { error } : {}), terms, encoded: () => encodeQuote(terms()) };
+      }
       return { ...(error ? { error } : {}), terms: () => rail.paymentRequired(product, surface, resource, error), encoded: () => rail.encodedPaymentRequired(product, surface, resource, error) };
     }
     const terms = () => {
-      const required = rail.paymentRequired(product, surface, resource, error);
+      const quoted = rail.paymentRequired(product, surface, resource, error);
+      const required = accepts ? { ...quoted, accepts } : quoted;
       const origin = new URL(publicOrigin);
       // The wallet proof names the endpoint it is sent to: the route itself, or the MCP endpoint.
       const endpoint = door.kind === 'tool' ? `${origin.origin}/mcp` : resource;

@@ -31,9 +31,9 @@ export interface DevAccount {
 }
 
 /**
- * The first four anvil accounts of the public mnemonic "test test test test test test test test test test test junk"
+ * The first five anvil accounts of the public mnemonic "test test test test test test test test test test test junk"
  * (m/44'/60'/0'/0/i). Publicly known keys: for the local chain only.
- * 0 deployer and facilitator, 1 buyer, 2 payTo, 3 spare.
+ * 0 deployer and facilitator, 1 buyer, 2 payTo, 3 spare, 4 the receiver authorizer of batch-settlement channels.
  */
 export const DEV_ACCOUNTS = [
   {
@@ -52,6 +52,10 @@ export const DEV_ACCOUNTS = [
     address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
     privateKey: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
   },
+  {
+    address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+    privateKey: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
+  },
 ] as const satisfies readonly DevAccount[];
 
 /** DEV_ACCOUNTS by role. */
@@ -61,6 +65,7 @@ export const DEV_ROLES = {
   buyer: DEV_ACCOUNTS[1],
   payTo: DEV_ACCOUNTS[2],
   spare: DEV_ACCOUNTS[3],
+  batchAuthorizer: DEV_ACCOUNTS[4],
 } as const;
 
 // Anvil automines each transaction, so receipts exist almost at once; poll fast instead of viem's 4 s default.

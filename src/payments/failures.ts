@@ -1,3 +1,5 @@
+import type { PaymentRequirements } from '@x402/core/types';
+
 /**
  * Why a payment was not accepted, in the four public categories the telemetry reports.
  * The facilitator's detailed reason (e.g. `invalid_exact_evm_payload_signature`) travels beside it.
@@ -13,6 +15,8 @@ export interface PaymentFailure {
   /** Machine-readable detail: the facilitator's reason, or one of ours (`payment_already_used`…). */
   reason: string;
   network?: string;
+  /** The terms to send back instead of the quote's own: a batch-settlement channel's state (the corrective 402). */
+  accepts?: PaymentRequirements[];
 }
 
 /**

@@ -13,9 +13,10 @@ import type { LedgerEntry, PaymentReservation, Store } from '../store/types.ts';
 import type { Origin } from '../telemetry/counters.ts';
 import type { PaymentFailure } from './failures.ts';
 import { ledgerEntry } from './ledger-entry.ts';
-import { payloadKindOf } from './payloads/index.ts';
+import { correctiveAccepts } from './batch/scheme.ts';
+import { BATCH_SCHEME, batchVoucherOf, payloadKindOf } from './payloads/index.ts';
 import type { Reconciler } from './reconciler.ts';
-import { broadcastSettler, facilitatorSettler, failed, type Settler } from './settlers.ts';
+import { broadcastSettler, channelSettler, facilitatorSettler, failed, type Settler } from './settlers.ts';
 import type { X402Rail } from './x402-rail.ts';
 
 export interface PaidCall {
@@ -121,7 +122,7 @@ interface PaidAttempt {
   input: unknown;
   reservation: PaymentReservation;
   settler: Settler;
-  /** `upto`: the product may report its charge, clamped to the authorization. */
+  /** `upto` (and channel vouchers on metered products): the product may report its charge, clamped to the authorization. */
   metering?: Metering;
   /** The payment is already reserved (or done): what this presentation gets instead. */
   alreadyReserved(state: string, delivered: boolean): Promise<GateResult>;
@@ -246,15 +247,29 @@ export class PaymentGate {
     const requirements = call.requirements ?? rail.match(product, surface, payload);
     if (!requirements) return Promise.resolve(failed('payment_requirement_not_accepted', 'no_matching_payment_requirements', payload.accepted?.network));
     const reservation = this.reservationFor(call, requirements);
+    const deps = { server: rail.server, log, timeoutMs: this.deps.facilitatorTimeoutMs ?? 15_000 };
+    let settler: Settler;
+    if (requirements.scheme === BATCH_SCHEME) {
+      // Refunds are made by the service itself (idle channels, see BatchClaims), not sold at a route.
+      if (batchVoucherOf(payload)?.type === 'refund') return Promise.resolve(failed('payment_requirement_not_accepted', 'batch_refund_not_accepted_here', payload.accepted.network));
+      settler = channelSettler(deps, payload, requirements, (reason) => this.correctiveAccepts(call, reason), reservation.key);
+    } else {
+      settler = facilitatorSettler(deps, payload, requirements);
+    }
     return this.attempt({
       product,
       surface,
       input: call.input,
       reservation,
-      settler: facilitatorSettler({ server: rail.server, log, timeoutMs: this.deps.facilitatorTimeoutMs ?? 15_000 }, payload, requirements),
+      settler,
       metering: this.metering(call, requirements),
       alreadyReserved: (state, delivered) => this.alreadyReserved(call, reservation.key, state, delivered),
     });
+  }
+
+  /** A refused batch-settlement payment's terms with its channel's state, for the client to re-sync. */
+  private correctiveAccepts(call: PaidCall, reason: string): Promise<PaymentRequirements[] | undefined> {
+    return correctiveAccepts(this.deps.rail.server, this.deps.rail.requirementsFor(call.product, call.surface), call.payload, reason);
   }
 
   /**
@@ -268,9 +283,11 @@ export class PaymentGate {
     if (!reserved.reserved) return a.alreadyReserved(reserved.state, reserved.delivered);
     const key = a.reservation.key;
     let keep = false;
+    let verifiedHold = false;
     try {
       const verified = await a.settler.verify();
       if (verified.status !== 'valid') return verified.result;
+      verifiedHold = true;
       const payer = verified.payer ?? a.reservation.payer;
 
       let output: unknown;
@@ -294,13 +311,16 @@ export class PaymentGate {
       }
       const { settlement } = settled;
       const terms = { ...a.reservation, amount, payer };
-      const moved = { txHash: settlement.transaction, amount: settlement.amount, payer: settlement.payer, network: settlement.network };
+      const moved = { txHash: settlement.transaction || a.settler.offChainReference || '', amount: settlement.amount, payer: settlement.payer, network: settlement.network };
       await this.recordLedger(ledgerEntry(terms, moved, this.now()), output);
       this.handOver(key);
       return { status: 'served', output, settlement, paymentKey: key };
     } finally {
       // Nothing moved: the payment is free again.
-      if (!keep) await store.releasePayment(key).catch(() => undefined);
+      if (!keep) {
+        if (verifiedHold) await a.settler.release?.();
+        await store.releasePayment(key).catch(() => undefined);
+      }
     }
   }
 
@@ -338,6 +358,14 @@ export class PaymentGate {
       return this.redeem(call, key);
     }
     if (state === 'settled' && !delivered) return this.redeem(call, key);
+    if (state === 'settled' && call.payload.accepted.scheme === BATCH_SCHEME) {
+      // A voucher the channel has already charged: the terms with the channel's state, so the
+      // client signs its next voucher from there (the scheme's own answer to a stale cumulative).
+      const reason = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
+      const result = failed('payment_verification_failed', reason, network);
+      const accepts = await this.correctiveAccepts(call, reason);
+      return accepts && result.status === 'payment_failed' ? { ...result, failure: { ...result.failure, accepts } } : result;
+    }
     if (state === 'settled' || state === 'failed') return failed('payment_verification_failed', 'payment_already_used', network);
     return failed('payment_verification_failed', 'payment_already_in_progress', network);
   }
@@ -435,7 +463,8 @@ export class PaymentGate {
    * (usage), and the result is clamped to the authorization. Undefined for fixed-amount schemes.
    */
   private metering(call: PaidCall, requirements: PaymentRequirements): Metering | undefined {
-    if (requirements.scheme !== 'upto') return undefined;
+    // A channel voucher on a metered product authorises the maximum and is charged the actual cost.
+    if (requirements.scheme !== 'upto' && !(requirements.scheme === BATCH_SCHEME && call.product.mode.kind === 'upto')) return undefined;
     const maximum = BigInt(requirements.amount);
     const base = usdToAtomic(priceFor(call.product, call.surface));
     let reported: bigint | undefined;

@@ -16,7 +16,7 @@ export function readPaymentPayload(value: unknown): PaymentPayload | undefined {
   const parsed = PaymentPayloadV2Schema.safeParse(value);
   if (!parsed.success) return undefined;
   const payload = value as PaymentPayload;
-  const shape = signedShape(payload.accepted.network, payload.payload);
+  const shape = signedShape(payload.accepted.network, payload.accepted.scheme, payload.payload);
   return !shape || shape.safeParse(payload.payload).success ? payload : undefined;
 }
 
@@ -64,8 +64,40 @@ const permit2Payload = z.object({
 /** A partially signed Solana transaction (x402 `exact` on Solana). */
 const svmPayload = z.object({ transaction: z.string().min(1) });
 
+/** x402 `batch-settlement`: a channel's configuration and the cumulative voucher every payload carries. */
+const channelConfig = z.object({
+  payer: address,
+  payerAuthorizer: address,
+  receiver: address,
+  receiverAuthorizer: address,
+  token: address,
+  withdrawDelay: z.number().int().nonnegative(),
+  salt: bytes32,
+});
+const voucher = z.object({ channelId: bytes32, maxClaimableAmount: uint, signature: hex });
+const depositAuthorization = z.union([
+  z.object({ erc3009Authorization: z.object({ validAfter: uint, validBefore: uint, salt: bytes32, signature: hex }) }),
+  z.object({
+    permit2Authorization: z.object({
+      from: address,
+      permitted: z.object({ token: address, amount: uint }),
+      spender: address,
+      nonce: uint,
+      deadline: uint,
+      witness: z.object({ channelId: bytes32 }),
+      signature: hex,
+    }),
+  }),
+]);
+const batchPayload = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('voucher'), channelConfig, voucher }),
+  z.object({ type: z.literal('deposit'), channelConfig, voucher, deposit: z.object({ amount: uint, authorization: depositAuthorization }) }),
+  z.object({ type: z.literal('refund'), channelConfig, voucher, amount: uint.optional() }),
+]);
+
 /** The schema the signed payload of a network must satisfy; undefined for networks offered nowhere (no requirement will match). */
-function signedShape(network: string, signed: Record<string, unknown>): z.ZodType | undefined {
+function signedShape(network: string, scheme: string, signed: Record<string, unknown>): z.ZodType | undefined {
+  if (network.startsWith('eip155:') && scheme === 'batch-settlement') return batchPayload;
   if (network.startsWith('eip155:')) return 'permit2Authorization' in signed ? permit2Payload : eip3009Payload;
   if (network.startsWith('solana:')) return svmPayload;
   return undefined;

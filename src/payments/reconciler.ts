@@ -3,7 +3,7 @@ import { describeError, type Logger } from '../log.ts';
 import type { Store, UnresolvedPayment } from '../store/types.ts';
 import { ledgerEntry } from './ledger-entry.ts';
 import { isTransactionReference } from './settlers.ts';
-import { parseEip3009Key, parsePermit2Key } from './payloads/index.ts';
+import { parseBatchKey, parseEip3009Key, parsePermit2Key } from './payloads/index.ts';
 import type { SettlementChain } from './settlement-chain.ts';
 import type { SolanaSettlementChain } from './solana-settlement-chain.ts';
 
@@ -128,6 +128,8 @@ export class Reconciler {
       await this.store.releasePayment(row.key);
       return 'released';
     }
+    const voucher = parseBatchKey(row.key);
+    if (voucher) return this.resolveVoucher(row, voucher);
     const reader = this.chainFor(row.network);
     if (reader?.family === 'solana') return this.resolveSolana(row, reader);
     const chain = reader;
@@ -226,6 +228,28 @@ export class Reconciler {
       return 'unresolved';
     } catch (error) {
       this.log.warn({ err: describeError(error), product: row.product }, 'could not check a pending Solana payment');
+      return 'unresolved';
+    }
+  }
+
+  /**
+   * A batch-settlement voucher: the channel store, not the chain, says whether it was charged. The
+   * channel keeps a voucher's signature only once its charge is committed, so a channel whose signed
+   * cumulative amount reached this voucher's charged it (its response is owed once); otherwise
+   * nothing was charged and the voucher is free again (its hold on the channel expires by itself).
+   */
+  private async resolveVoucher(row: UnresolvedPayment, voucher: { channelId: string; maxClaimableAmount: string }): Promise<Resolution> {
+    try {
+      const channel = await this.store.channelStorage().get(voucher.channelId);
+      if (channel && BigInt(channel.signedMaxClaimable) >= BigInt(voucher.maxClaimableAmount)) {
+        await this.store.recordSettlement(ledgerEntry(row, { txHash: row.txHash ?? row.key, payer: row.payer ?? channel.channelConfig.payer }, this.now()), this.owed());
+        this.log.warn({ product: row.product, channel: voucher.channelId }, 'channel voucher charged without a delivered response; the payer may collect it with the same payment');
+        return 'settled';
+      }
+      await this.store.releasePayment(row.key);
+      return 'released';
+    } catch (error) {
+      this.log.warn({ err: describeError(error), product: row.product }, 'could not check a voucher against its channel');
       return 'unresolved';
     }
   }

@@ -22,6 +22,10 @@ export type VerifyOutcome = { status: 'valid'; payer?: string } | { status: 'inv
 export interface Settler {
   verify(): Promise<VerifyOutcome>;
   settle(amount: string): Promise<SettleOutcome>;
+  /** A verified payment that will not be settled (the product failed, or nothing moved): let go of what verify held. */
+  release?(): Promise<void>;
+  /** The ledger's reference for a charge that moves no money on chain when it is made (a channel voucher). */
+  offChainReference?: string;
 }
 
 export function failed(category: FailureCategory, reason: string, network?: string): GateResult {
@@ -83,6 +87,7 @@ export function facilitatorSettler(
   deps: { server: x402ResourceServer; log: Logger; timeoutMs: number },
   payload: PaymentPayload,
   requirements: PaymentRequirements,
+  check: (answer: SettleResponse, network: string, charged: string) => SettleResponse | undefined = checkedSettlement,
 ): Settler {
   const bounded = <T>(work: Promise<T>, timeouts: number) => {
     const ms = deps.timeoutMs * timeouts;
@@ -118,7 +123,7 @@ export function facilitatorSettler(
         deps.log.warn({ err: describeError(error) }, 'facilitator settle failed with unknown outcome');
         return { status: 'pending', detail: 'settlement_outcome_unknown' };
       }
-      const checked = checkedSettlement(settlement, network, amount);
+      const checked = check(settlement, network, amount);
       if (checked) return { status: 'settled', settlement: checked };
       if (settlement.success !== false) {
         deps.log.warn({ network }, 'facilitator answered settle with an unreadable success; outcome left to the chain');
@@ -130,6 +135,54 @@ export function facilitatorSettler(
       return { status: 'failed', result: result.status === 'payment_failed' ? { ...result, settlement } : result };
     },
   };
+}
+
+/**
+ * x402 `batch-settlement`: the SDK's server scheme keeps the channel (SqlChannelStorage) and, through
+ * the facilitator, verifies vouchers and sends a channel's first deposit. Settling a voucher only
+ * raises the channel's charged amount, durably, before the response leaves; claims move the money
+ * later (BatchClaims). A refused voucher gets the channel's state back (the corrective 402), and a
+ * voucher whose product failed gives back its hold on the channel at once.
+ */
+export function channelSettler(
+  deps: { server: x402ResourceServer; log: Logger; timeoutMs: number },
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  corrective: (reason: string) => Promise<PaymentRequirements[] | undefined>,
+  reference: string,
+): Settler {
+  const base = facilitatorSettler(deps, payload, requirements, checkedChannelSettlement);
+  return {
+    offChainReference: reference,
+    async verify() {
+      const verified = await base.verify();
+      if (verified.status === 'valid' || verified.result.status !== 'payment_failed') return verified;
+      const accepts = await corrective(verified.result.failure.reason);
+      return accepts ? { status: 'invalid', result: { ...verified.result, failure: { ...verified.result.failure, accepts } } } : verified;
+    },
+    settle: base.settle,
+    async release() {
+      await deps.server
+        .createPaymentCancellationDispatcher(payload, requirements)
+        .cancel({ reason: 'handler_failed' })
+        .catch((error: unknown) => deps.log.warn({ err: describeError(error) }, 'could not release a channel after a failed call; it frees itself when the hold expires'));
+    },
+  };
+}
+
+/**
+ * A batch-settlement answer: the charge is `extra.chargedAmount` (a deposit's amount is the deposit,
+ * not the charge), never above what was asked; the transaction is the deposit's, or none for a
+ * voucher. `extra` (the channel's new state) is kept: the client counts its next voucher from it.
+ */
+function checkedChannelSettlement(answer: SettleResponse, network: string, charged: string): SettleResponse | undefined {
+  if (answer.success !== true) return undefined;
+  const extra = answer.extra as { chargedAmount?: unknown } | undefined;
+  const transaction = isTransactionReference(answer.transaction, network) ? answer.transaction : '';
+  const chargedAmount = typeof extra?.chargedAmount === 'string' && /^\d{1,78}$/.test(extra.chargedAmount) ? extra.chargedAmount : transaction ? charged : undefined;
+  if (chargedAmount === undefined || BigInt(chargedAmount) > BigInt(charged)) return undefined;
+  const payer = typeof answer.payer === 'string' && answer.payer.length > 0 && answer.payer.length <= 128 ? answer.payer : undefined;
+  return { success: true, transaction, network: network as SettleResponse['network'], amount: chargedAmount, ...(payer ? { payer } : {}), ...(answer.extra ? { extra: answer.extra } : {}) };
 }
 
 /**

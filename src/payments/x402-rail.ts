@@ -3,6 +3,8 @@ import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, Res
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { UptoEvmScheme } from '@x402/evm/upto/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
+import type { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/server';
+import { BATCH_SCHEME } from './payloads/index.ts';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { AvailableProduct, NetworkFamily, Product, Surface } from '../catalogue/types.ts';
@@ -57,12 +59,15 @@ export class X402Rail {
     facilitator: FacilitatorClient | FacilitatorClient[],
     private readonly offers: PaymentOffer[],
     private readonly serviceName: string,
+    /** batch-settlement channels, on the EVM network they are offered on (see src/payments/batch). */
+    private readonly batch?: { network: Network; scheme: BatchSettlementEvmScheme },
   ) {
     this.server = new x402ResourceServer(facilitator);
     for (const offer of offers) {
       if (offer.family === 'evm') {
         this.server.register(offer.network, new ExactEvmScheme());
         this.server.register(offer.network, new UptoEvmScheme());
+        if (batch?.network === offer.network) this.server.register(offer.network, batch.scheme);
       } else {
         this.server.register(offer.network, new ExactSvmScheme());
       }
@@ -122,7 +127,9 @@ export class X402Rail {
   /**
    * The `accepts` of one product on one surface, in order of preference: per configured network,
    * `upto` up to the maximum authorization where the product is metered and the network has it
-   * (EVM: Permit2), then `exact` at the price. Networks whose minimum is above the price, or whose
+   * (EVM: Permit2), then `exact` at the price, then `batch-settlement` where channels are offered
+   * (after `exact`, so clients that do not know it pay as before; a metered product's voucher
+   * authorises the maximum and is charged the actual cost). Networks whose minimum is above the price, or whose
    * scheme the facilitator does not support, are left out and listed in `excluded`.
    */
   private async buildQuote(product: AvailableProduct, surface: Surface): Promise<Quote> {
@@ -140,9 +147,11 @@ export class X402Rail {
         });
         continue;
       }
-      const kinds: { scheme: 'exact' | 'upto'; amount: bigint }[] = [];
-      if (product.mode.kind === 'upto' && offer.family === 'evm') kinds.push({ scheme: 'upto', amount: usdToAtomic(product.mode.maximumAuthorization) });
+      const kinds: { scheme: 'exact' | 'upto' | typeof BATCH_SCHEME; amount: bigint }[] = [];
+      const maximum = product.mode.kind === 'upto' ? usdToAtomic(product.mode.maximumAuthorization) : price;
+      if (product.mode.kind === 'upto' && offer.family === 'evm') kinds.push({ scheme: 'upto', amount: maximum });
       kinds.push({ scheme: 'exact', amount: price });
+      if (this.batch?.network === offer.network) kinds.push({ scheme: BATCH_SCHEME, amount: maximum });
       for (const { scheme, amount } of kinds) {
         if (!this.server.getSupportedKind(2, offer.network, scheme)) {
           excluded.push({ network: offer.network, scheme, reason: 'scheme_not_supported_by_facilitator', detail: `the facilitator does not settle x402 ${scheme} on ${offer.network}` });

@@ -191,6 +191,27 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX batch_channels_withdraw_idx ON batch_channels (withdraw_requested_at) WHERE withdraw_requested_at > 0;
     `,
   },
+  {
+    version: 7,
+    sql: `
+      -- Background work one instance does at a time (batch claims): the holder and until when.
+      CREATE TABLE leases (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      -- Every on-chain transaction of batch-settlement channels the service sent: claims, settles, refunds.
+      CREATE TABLE batch_transactions (
+        id bigserial PRIMARY KEY,
+        kind text NOT NULL CHECK (kind IN ('claim', 'settle', 'refund')),
+        network text NOT NULL,
+        tx_hash text NOT NULL,
+        vouchers integer NOT NULL DEFAULT 0,
+        channel_id text,
+        at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
 
 /** Arbitrary constant identifying percall's migration lock. */

@@ -296,6 +296,33 @@ export class SqlStore implements Store {
     }));
   }
 
+  async takeLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const rows = await this.run(
+      `INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (name) DO UPDATE SET holder = $2, expires_at = now() + $3 * interval '1 millisecond'
+       WHERE leases.holder = $2 OR leases.expires_at < now()
+       RETURNING name`,
+      [name, holder, ttlMs],
+    );
+    return rows.length === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.run(`DELETE FROM leases WHERE name = $1 AND holder = $2`, [name, holder]);
+  }
+
+  async recordBatchTransaction(t: { kind: 'claim' | 'settle' | 'refund'; network: string; txHash: string; vouchers?: number; channelId?: string }): Promise<void> {
+    await this.run(`INSERT INTO batch_transactions (kind, network, tx_hash, vouchers, channel_id) VALUES ($1, $2, $3, $4, $5)`, [t.kind, t.network, t.txHash, t.vouchers ?? 0, t.channelId ?? null]);
+  }
+
+  async batchTransactions(limit: number): Promise<{ kind: string; network: string; txHash: string; vouchers: number; channelId?: string; at: Date }[]> {
+    const rows = await this.run<{ kind: string; network: string; tx_hash: string; vouchers: number; channel_id: string | null; at: Date | string }>(
+      `SELECT kind, network, tx_hash, vouchers, channel_id, at FROM batch_transactions ORDER BY id DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ kind: r.kind, network: r.network, txHash: r.tx_hash, vouchers: Number(r.vouchers), ...(r.channel_id ? { channelId: r.channel_id } : {}), at: new Date(r.at) }));
+  }
+
   async heartbeat(instanceId: string): Promise<void> {
     await this.run(
       `INSERT INTO instances (id, heartbeat_at) VALUES ($1, now()) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,

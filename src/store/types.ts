@@ -243,6 +243,15 @@ export interface Store {
    * every instance on it: `updateChannel` is atomic across all of them.
    */
   channelStorage(): BatchChannelStorage;
+  /**
+   * Takes (or renews) the named lease for `holder` for `ttlMs` when it is free, expired or already
+   * the holder's: one instance at a time does the work it guards. False when another holds it.
+   */
+  takeLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, holder: string): Promise<void>;
+  /** Records an on-chain transaction of batch-settlement channels (a claim, settle or refund). */
+  recordBatchTransaction(t: { kind: 'claim' | 'settle' | 'refund'; network: string; txHash: string; vouchers?: number; channelId?: string }): Promise<void>;
+  batchTransactions(limit: number): Promise<{ kind: string; network: string; txHash: string; vouchers: number; channelId?: string; at: Date }[]>;
 
   /** Adds buffered counter deltas and payers seen, in one transaction. */
   addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void>;

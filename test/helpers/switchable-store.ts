@@ -21,6 +21,33 @@ export function storeSwitch(): StoreSwitch {
   let down = false;
   let failed = false;
   let refused = 0;
+  /** `method` of `target`, refused while the database is away. */
+  const guarded =
+    (target: object, method: (...a: unknown[]) => Promise<unknown>) =>
+    async (...args: unknown[]) => {
+      if (down) {
+        refused++;
+        failed = true;
+        throw new StoreUnavailableError('store unavailable: the test took the database away');
+      }
+      const result = await method.apply(target, args);
+      failed = false;
+      return result;
+    };
+  /** Every async method of `target` guarded; `healthy` false after a refusal; `close` and `sync` as they are. */
+  const switched = <T extends object>(target: T, passThrough: (prop: string | symbol) => boolean): T =>
+    new Proxy(target, {
+      get(t, prop) {
+        if (prop === 'healthy') return !failed && (t as { healthy?: boolean }).healthy;
+        const value = Reflect.get(t, prop, t) as unknown;
+        if (typeof value !== 'function') return value;
+        // The channel storage is made once at start; its calls go to the same database.
+        if (prop === 'channelStorage') return () => switched((value as () => object).call(t), () => false);
+        // Closing at shutdown is the test's own business, never refused.
+        if (passThrough(prop)) return value.bind(t);
+        return guarded(t, value as (...a: unknown[]) => Promise<unknown>);
+      },
+    });
   return {
     get isDown() {
       return down;
@@ -30,24 +57,6 @@ export function storeSwitch(): StoreSwitch {
     },
     down: () => void (down = true),
     up: () => void (down = false),
-    wrap: (store) =>
-      new Proxy(store, {
-        get(target, prop) {
-          if (prop === 'healthy') return !failed && target.healthy;
-          const value = Reflect.get(target, prop, target) as unknown;
-          // Closing at shutdown is the test's own business, never refused.
-          if (typeof value !== 'function' || prop === 'close') return typeof value === 'function' ? value.bind(target) : value;
-          return async (...args: unknown[]) => {
-            if (down) {
-              refused++;
-              failed = true;
-              throw new StoreUnavailableError('store unavailable: the test took the database away');
-            }
-            const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            failed = false;
-            return result;
-          };
-        },
-      }),
+    wrap: (store) => switched(store, (prop) => prop === 'close'),
   };
 }

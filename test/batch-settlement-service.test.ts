@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { toClientEvmSigner } from '@x402/evm';
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { createPublicClient, http, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../src/devchain/batch-settlement.ts';
+import { devChain } from '../src/devchain/contracts.ts';
+import type { DevChain } from '../src/devchain/stack.ts';
+import { usdToAtomic } from '../src/money.ts';
+import type { RunningService } from '../src/runtime.ts';
+import { balances, startTestChain, startTestService } from './helpers/service.ts';
+
+// The official batch-settlement client (unmodified, through @x402/fetch) paying percall: one deposit,
+// then vouchers that move nothing on chain until the service claims them.
+
+const PRICE = usdToAtomic('0.01'); // GET /api/v1/paid/time
+let chain: DevChain;
+let service: RunningService;
+let url: string;
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  service = await startTestService({ chain });
+  url = `${service.url}/api/v1/paid/time`;
+});
+afterAll(async () => {
+  await service?.stop();
+  await chain?.stop();
+});
+
+const publicClient = () => createPublicClient({ chain: devChain(chain.rpcUrl, chain.chainId), transport: http(chain.rpcUrl), cacheTime: 0 });
+const blockNumber = () => publicClient().getBlockNumber();
+
+/**
+ * A buyer with the official client scheme (a fresh channel each); `payingFetch` pays with
+ * batch-settlement only. `calls`: the deposit covers that many calls (the client's deposit policy).
+ */
+function buyer(calls = 10) {
+  const signer = toClientEvmSigner(privateKeyToAccount(chain.buyer.privateKey), publicClient());
+  const salt = `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as Hex;
+  // The client's own deposit sizing: enough for `calls` calls (the service announces 10 as its minimum).
+  const scheme = new BatchSettlementEvmScheme(signer, { salt, depositStrategy: ({ requestAmount }) => (BigInt(requestAmount) * BigInt(calls)).toString() });
+  const client = new x402Client().register(chain.network, scheme);
+  client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+  return { scheme, client, payingFetch: wrapFetchWithPayment(fetch, client) };
+}
+
+async function batchTerms(): Promise<PaymentRequirements> {
+  const quote = decodePaymentRequiredHeader((await fetch(url)).headers.get('payment-required')!);
+  return quote.accepts.find((a) => a.scheme === 'batch-settlement')!;
+}
+
+async function ledgerOf(channelId: string) {
+  return (await service.percall.store.ledger({ limit: 1000 })).filter((e) => e.scheme === 'batch-settlement' && e.paymentKey.includes(channelId.toLowerCase()));
+}
+
+describe('batch-settlement with the official client', () => {
+  it('is offered after exact on every paid route, with the receiver authorizer and withdrawal delay', async () => {
+    const quote = decodePaymentRequiredHeader((await fetch(url)).headers.get('payment-required')!);
+    const schemes = quote.accepts.filter((a) => a.network === chain.network).map((a) => a.scheme);
+    expect(schemes.indexOf('exact')).toBeLessThan(schemes.indexOf('batch-settlement'));
+    const terms = quote.accepts.find((a) => a.scheme === 'batch-settlement')!;
+    expect(terms.amount).toBe(PRICE.toString());
+    expect(terms.extra).toMatchObject({ receiverAuthorizer: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), withdrawDelay: 900 });
+  });
+
+  it('100 calls: one deposit transaction, 100 vouchers, nothing more on chain until the claim; then the receiver gains exactly the charges', async () => {
+    const { payingFetch } = buyer(100);
+    const before = await balances(chain);
+    const first = await payingFetch(url);
+    expect(first.status).toBe(200);
+    const firstSettlement = decodePaymentResponseHeader(first.headers.get('payment-response')!);
+    const channelId = (firstSettlement.extra as { channelState: { channelId: string } }).channelState.channelId;
+    const afterDeposit = await blockNumber();
+    for (let i = 1; i < 100; i++) {
+      const response = await payingFetch(url);
+      expect(response.status, `call ${i + 1}`).toBe(200);
+      await response.json();
+    }
+    expect(await blockNumber()).toBe(afterDeposit); // 99 vouchers: no transaction at all
+    expect((await balances(chain)).payTo).toBe(before.payTo);
+
+    const rows = await ledgerOf(channelId);
+    expect(rows).toHaveLength(100);
+    expect(rows.reduce((sum, r) => sum + BigInt(r.amount), 0n)).toBe(100n * PRICE);
+
+    await service.percall.batchClaims!.runOnce();
+    const after = await balances(chain);
+    expect(after.payTo - before.payTo).toBe(100n * PRICE);
+    const onChain = await publicClient().readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: 'channels', args: [channelId as Hex] });
+    expect(onChain[1]).toBe(100n * PRICE); // totalClaimed
+    const sent = await service.percall.store.batchTransactions(10);
+    expect(sent.map((t) => t.kind)).toEqual(expect.arrayContaining(['claim', 'settle']));
+  });
+
+  it('the same voucher twice: served once, then the terms again with the channel state; the client goes on from there', async () => {
+    const { client, payingFetch } = buyer();
+    expect((await payingFetch(url)).status).toBe(200); // the deposit
+    // One voucher, presented by hand twice.
+    const unpaid = await fetch(url);
+    const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!);
+    const payload = await client.createPaymentPayload({ ...required, accepts: required.accepts.filter((a) => a.scheme === 'batch-settlement') });
+    const header = Buffer.from(JSON.stringify(payload)).toString('base64');
+    const once = await fetch(url, { headers: { 'payment-signature': header } });
+    expect(once.status).toBe(200);
+    const again = await fetch(url, { headers: { 'payment-signature': header } });
+    expect(again.status).toBe(402);
+    const corrective = decodePaymentRequiredHeader(again.headers.get('payment-required')!);
+    expect(corrective.error).toMatch(/cumulative/);
+    const terms = corrective.accepts.find((a) => a.scheme === 'batch-settlement')!;
+    expect(terms.extra).toMatchObject({ channelState: { chargedCumulativeAmount: (2n * PRICE).toString() } });
+    // The official client re-syncs from those terms and pays the next call.
+    expect((await payingFetch(url)).status).toBe(200);
+  });
+
+  it('20 concurrent calls on one channel: each served once or refused with the terms again; charges equal what was served', async () => {
+    const { payingFetch, scheme } = buyer(30);
+    expect((await payingFetch(url)).status).toBe(200);
+    const terms = await batchTerms();
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => payingFetch(url).then(async (r) => (await r.text(), r.status))));
+    expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
+    const served = statuses.filter((s) => s === 200).length + 1;
+    const channelId = (await import('@x402/evm/batch-settlement/client')).computeChannelId(scheme.buildChannelConfig(terms), chain.network);
+    const rows = await ledgerOf(channelId);
+    expect(rows).toHaveLength(served);
+    const channel = await service.percall.store.channelStorage().get(channelId);
+    expect(BigInt(channel!.chargedCumulativeAmount)).toBe(BigInt(served) * PRICE);
+  });
+
+  it('the MCP door: a tool paid with a deposit, then vouchers, read back by the client from the tool result', async () => {
+    const { client: payer } = buyer(10);
+    const mcp = new Client({ name: 'batch-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`)));
+    await mcp.listTools();
+    let blocksAfterDeposit: bigint | undefined;
+    for (let i = 0; i < 5; i++) {
+      const unpaid = (await mcp.callTool({ name: 'server_time', arguments: {} })) as { structuredContent?: unknown };
+      const required = unpaid.structuredContent as PaymentRequired;
+      const payload = await payer.createPaymentPayload({ ...required, accepts: required.accepts.filter((a) => a.scheme === 'batch-settlement') });
+      const paid = (await mcp.callTool({ name: 'server_time', arguments: {}, _meta: { 'x402/payment': payload } })) as { isError?: boolean; _meta?: Record<string, unknown> };
+      expect(paid.isError, `call ${i + 1}`).toBeFalsy();
+      const settleResponse = paid._meta?.['x402/payment-response'] as SettleResponse;
+      expect(settleResponse.success).toBe(true);
+      // What an x402 MCP client does with the result: the scheme counts its next voucher from it.
+      await payer.handlePaymentResponse({ paymentPayload: payload, requirements: payload.accepted, settleResponse });
+      if (i === 0) blocksAfterDeposit = await blockNumber();
+    }
+    expect(await blockNumber()).toBe(blocksAfterDeposit);
+    await mcp.close();
+  });
+});
