@@ -166,6 +166,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     report: { serviceName: config.serviceName, wallet: options.offers[0]?.payTo ?? '', network: options.offers[0]?.network ?? '', networks: paymentNetworks },
     reportPath: config.reportPath,
     adminToken: config.adminToken,
+    batchChannels: batch !== undefined,
   });
   // One paid-call flow; the routes, order doors, MPP door and MCP tools only encode its answers.
   const checkout = new Checkout({ catalogue, rail, gate, store, freeTier, proofs, limits: limiter, telemetry, log, maxBodyBytes: config.maxBodyBytes, mpp, mppAccepts });

@@ -20,13 +20,14 @@ import { balances, startTestChain, startTestService } from './helpers/service.ts
 // then vouchers that move nothing on chain until the service claims them.
 
 const PRICE = usdToAtomic('0.01'); // GET /api/v1/paid/time
+const ADMIN_TOKEN = 'batch-test-operator-secret';
 let chain: DevChain;
 let service: RunningService;
 let url: string;
 
 beforeAll(async () => {
   chain = await startTestChain();
-  service = await startTestService({ chain });
+  service = await startTestService({ chain, env: { ADMIN_TOKEN } });
   url = `${service.url}/api/v1/paid/time`;
 });
 afterAll(async () => {
@@ -90,7 +91,11 @@ describe('batch-settlement with the official client', () => {
     expect(rows).toHaveLength(100);
     expect(rows.reduce((sum, r) => sum + BigInt(r.amount), 0n)).toBe(100n * PRICE);
 
+    const metrics = async () => (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+    expect(await metrics()).toMatch(/^percall_batch_unclaimed_usdc 1$/m);
     await service.percall.batchClaims!.runOnce();
+    expect(await metrics()).toMatch(/^percall_batch_unclaimed_usdc 0$/m);
+    expect(await metrics()).toMatch(/^percall_batch_claimed_usdc 1$/m);
     const after = await balances(chain);
     expect(after.payTo - before.payTo).toBe(100n * PRICE);
     const onChain = await publicClient().readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: 'channels', args: [channelId as Hex] });

@@ -16,6 +16,8 @@ export interface ObservatoryDeps {
   reportPath: string;
   /** Bearer secret of the operator API and /metrics; both answer 404 without one configured. */
   adminToken?: string;
+  /** batch-settlement channels are offered: /metrics shows their charged and claimed totals. */
+  batchChannels?: boolean;
 }
 
 /** How many closed hypotheses the public log shows. */
@@ -74,7 +76,8 @@ export function registerObservatory(app: Hono, deps: ObservatoryDeps): void {
     admin(c, async () => {
       await deps.telemetry.flush();
       snapshots.invalidate();
-      return c.body(await metricsText(await snapshots.get()), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      const channels = deps.batchChannels ? await deps.store.channelStorage().channelTotals() : undefined;
+      return c.body(await metricsText(await snapshots.get(), channels), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
     }),
   );
 

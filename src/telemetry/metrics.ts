@@ -18,13 +18,30 @@ const SERIES: [metric: string, name: string, help: string, label: string, scale?
   [METRICS.countries, 'percall_requests_by_country', 'Counted requests by client country', 'country'],
 ];
 
-/** Prometheus exposition: the shared counters (labelled, totals under endpoint="*") and this process's metrics. */
-export async function metricsText(snapshot: TelemetrySnapshot): Promise<string> {
+/** batch-settlement channels, all instances: what vouchers charged and how much of it is claimed on chain. */
+export interface ChannelTotalsSnapshot {
+  channels: number;
+  charged: bigint;
+  claimed: bigint;
+}
+
+/**
+ * Prometheus exposition: the shared counters (labelled, totals under endpoint="*"), the channel
+ * totals when channels are offered, and this process's metrics.
+ */
+export async function metricsText(snapshot: TelemetrySnapshot, channels?: ChannelTotalsSnapshot): Promise<string> {
   const registry = new Registry();
   for (const [metric, name, help, label, scale = 1] of SERIES) {
     const gauge = new Gauge({ name, help, labelNames: [label], registers: [registry] });
     for (const [dimension, value] of Object.entries(snapshot.counters[metric] ?? {})) gauge.set({ [label]: dimension === TOTAL ? '*' : dimension }, value * scale);
   }
   new Gauge({ name: 'percall_unique_payers', help: 'Distinct paying wallets, all instances', registers: [registry] }).set(snapshot.uniquePayers);
+  if (channels) {
+    const usdc = (atomic: bigint) => Number(atomic) / 1e6;
+    new Gauge({ name: 'percall_batch_channels', help: 'batch-settlement channels the service holds vouchers of', registers: [registry] }).set(channels.channels);
+    new Gauge({ name: 'percall_batch_charged_usdc', help: 'Charged by batch-settlement vouchers, all time', registers: [registry] }).set(usdc(channels.charged));
+    new Gauge({ name: 'percall_batch_claimed_usdc', help: 'Of that, claimed on chain', registers: [registry] }).set(usdc(channels.claimed));
+    new Gauge({ name: 'percall_batch_unclaimed_usdc', help: 'Charged by vouchers, not claimed on chain yet', registers: [registry] }).set(usdc(channels.charged - channels.claimed));
+  }
   return `${await registry.metrics()}\n${await processRegistry.metrics()}`;
 }
