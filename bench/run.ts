@@ -1,150 +1,86 @@
 /**
  * `npm run bench`: percall against a reference server built from the official `@x402/hono`
  * middleware, on one machine, one anvil chain, one facilitator implementation and one price.
- * (a) unpaid 402 challenges: requests/s and p50/p99 latency (autocannon);
+ * (a) unpaid 402 challenges: requests/s, p50/p99 latency (autocannon) and server CPU per request;
  * (b) paid calls end to end: pre-signed payments replayed with fixed concurrency, each verified,
- *     served and settled on-chain (calls/s and p50/p99).
- * Each server runs in its own child process; the load comes from this process.
+ *     served and settled on-chain (calls/s, p50/p99, server CPU per call);
+ * both BENCH_RUNS times (alternating which server goes first), reported as min / median / max;
+ * then the cost of telemetry, MCP against HTTP, the store on PostgreSQL, and percall's memory and
+ * start-up. Each server runs in its own child process; the load comes from this process. Every
+ * measured section starts on the chain as it was after setup (bench/chain.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { setTimeout as delay } from 'node:timers/promises';
 import { startDevChain, type DevChain } from '../src/devchain/stack.ts';
 import { createLogger } from '../src/log.ts';
 import { DEV_ROLES } from '../src/devchain/contracts.ts';
-import { paymentHeader, quote, signPayment } from '../test/helpers/payments.ts';
 import { freshDatabase } from '../test/helpers/postgres.ts';
-import { freePort } from '../test/helpers/instances.ts';
-import type { PaymentRequired } from '@x402/core/types';
+import { checkpoint, type Checkpoint } from './chain.ts';
+import {
+  CHALLENGE_CONNECTIONS,
+  CHALLENGE_SECONDS,
+  measureChallenges,
+  measurePaid,
+  measurePaidMcp,
+  PAID_CALLS,
+  PAID_CONCURRENCY,
+  type ChallengeFigures,
+  type PaidFigures,
+} from './load.ts';
+import { Fleet, residentMemory, type Server } from './processes.ts';
+import { header, medians, printTable, row, type Column, type Row } from './report.ts';
 
-const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const CHALLENGE_CONNECTIONS = 50;
-const PAID_CALLS = Number(process.env.BENCH_PAID_CALLS ?? 300);
-const PAID_CONCURRENCY = Number(process.env.BENCH_PAID_CONCURRENCY ?? 10);
-/** A paid call taking longer than this is reported as a hang (with its index and target), never waited on. */
-const PAID_CALL_LIMIT_MS = Number(process.env.BENCH_CALL_LIMIT_MS ?? 60_000);
-const PATH = '/api/v1/paid/time';
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** How long percall idles after its first answer before its memory is read. */
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 20_000);
+const MEMORY_TARGET_MB = { dev: 250, production: 150 } as const;
+
+interface Bench {
+  chain: DevChain;
+  start: Checkpoint;
+  /** Builds dist/ if a source changed since the last build (bin/build.js). */
+  ensureBuilt(): Promise<string>;
+}
 
 interface Figures {
-  challengesPerSecond: number;
-  challengeP50: number;
-  challengeP99: number;
-  paidPerSecond: number;
-  paidP50: number;
-  paidP99: number;
+  challenges: ChallengeFigures;
+  paid: PaidFigures;
 }
 
-async function waitFor402(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).status === 402) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no 402 from ${url}`);
-}
+const CHALLENGE_COLUMNS: Column<ChallengeFigures>[] = [
+  { header: 'req/s', digits: 0, value: (f) => f.perSecond },
+  { header: 'p50 ms', digits: 1, value: (f) => f.p50 },
+  { header: 'p99 ms', digits: 1, value: (f) => f.p99 },
+  { header: 'server CPU µs/req', digits: 0, value: (f) => f.cpuUs },
+];
 
-function startChild(args: string[], env: Record<string, string>): ChildProcess {
-  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  // BENCH_LOG_DIR=<dir> keeps each server's log (stdout) there; otherwise it is discarded.
-  const logDir = process.env.BENCH_LOG_DIR;
-  const stdout = logDir ? openSync(join(logDir, `${args.at(-1) === 'start' ? 'percall' : 'reference'}-${Date.now()}.log`), 'a') : 'ignore';
-  const child = spawn(process.execPath, [...profile, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'inherit'] });
-  return child;
-}
+const PAID_COLUMNS: Column<PaidFigures>[] = [
+  { header: 'calls/s', digits: 1, value: (f) => f.perSecond },
+  { header: 'p50 ms', digits: 1, value: (f) => f.p50 },
+  { header: 'p99 ms', digits: 1, value: (f) => f.p99 },
+  { header: 'server CPU ms/call', digits: 2, value: (f) => f.cpuMs },
+];
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-  if (child.exitCode === null) child.kill('SIGKILL');
-}
-
-async function measureChallenges(url: string): Promise<Pick<Figures, 'challengesPerSecond' | 'challengeP50' | 'challengeP99'>> {
-  // Warm-up, then the measured run.
-  await autocannon({ url, connections: 10, duration: 1 });
-  const result = await autocannon({ url, connections: CHALLENGE_CONNECTIONS, duration: CHALLENGE_SECONDS });
-  if (result['2xx'] > 0 || result.non2xx !== result.requests.total) throw new Error(`${url}: expected only 402s`);
-  return { challengesPerSecond: result.requests.average, challengeP50: result.latency.p50, challengeP99: result.latency.p99 };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-type PaidFigures = Pick<Figures, 'paidPerSecond' | 'paidP50' | 'paidP99'>;
-
-/** Paid calls spread round-robin over `urls` (one URL per instance serving the same route). */
-async function measurePaid(urls: string | string[], chain: DevChain): Promise<PaidFigures> {
-  const targets = Array.isArray(urls) ? urls : [urls];
-  const required = await quote(targets[0]!);
-  // Signing is the client's cost, identical for both servers: done before the clock starts.
-  const headers = await Promise.all(Array.from({ length: PAID_CALLS + 20 }, () => signPayment(chain.buyer.privateKey, required).then(paymentHeader)));
-  const warmup = headers.splice(0, 20);
-  await Promise.all(warmup.map((h, i) => fetch(targets[i % targets.length]!, { headers: h }).then((r) => r.arrayBuffer())));
-
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: PAID_CONCURRENCY }, async () => {
-      while (next < headers.length) {
-        const i = next++;
-        const h = headers[i]!;
-        const url = targets[i % targets.length]!;
-        const t0 = performance.now();
-        const response = await fetch(url, { headers: h, signal: AbortSignal.timeout(PAID_CALL_LIMIT_MS) }).catch((error: unknown) => {
-          throw new Error(`${url}: paid call ${i} got no answer within ${PAID_CALL_LIMIT_MS} ms (${(error as Error).name})`);
-        });
-        await response.arrayBuffer();
-        if (response.status !== 200) throw new Error(`${url}: paid call answered ${response.status}`);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { paidPerSecond: headers.length / seconds, paidP50: percentile(latencies, 50), paidP99: percentile(latencies, 99) };
-}
-
-/** Starts one server as a child process, measures it, stops it. */
-async function benchServer(chain: DevChain, args: string[], env: (port: number) => Record<string, string>): Promise<Figures> {
-  const port = await freePort();
-  const child = startChild(args, env(port));
+/**
+ * A measured section: the chain rewound to its state after setup, then servers of its own, every
+ * one stopped (and its data directory removed) before the next section rewinds the chain again.
+ */
+async function section<T>(bench: Bench, work: (fleet: Fleet) => Promise<T>): Promise<T> {
+  await bench.start.rewind();
+  const fleet = new Fleet();
   try {
-    const url = `http://127.0.0.1:${port}${PATH}`;
-    await waitFor402(url, child);
-    return { ...(await measureChallenges(url)), ...(await measurePaid(url, chain)) };
+    return await work(fleet);
   } finally {
-    await stopChild(child);
+    await fleet.close();
   }
 }
 
-async function benchPercall(chain: DevChain): Promise<Figures> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
-  try {
-    return await benchServer(chain, ['bin/percall.js', 'start'], (port) => ({
-      PORT: String(port),
-      PERCALL_DATA_DIR: dataDir,
-      DEV_RPC_URL: chain.rpcUrl,
-      LOG_LEVEL: 'warn',
-    }));
-  } finally {
-    await rm(dataDir, { recursive: true, force: true });
-  }
+/** Dev-mode percall joining the bench's chain (settling with the facilitator role's gas wallet unless told otherwise). */
+function onBenchChain(chain: DevChain, env: Record<string, string> = {}): Record<string, string> {
+  return { DEV_RPC_URL: chain.rpcUrl, ...env };
 }
 
-function benchReference(chain: DevChain): Promise<Figures> {
-  return benchServer(chain, ['--import', 'tsx', 'bench/reference-server.ts'], (port) => ({
-    PORT: String(port),
+function referenceEnv(chain: DevChain): Record<string, string> {
+  return {
     RPC_URL: chain.rpcUrl,
     CHAIN_ID: String(chain.chainId),
     NETWORK: chain.network,
@@ -152,183 +88,187 @@ function benchReference(chain: DevChain): Promise<Figures> {
     PAY_TO: chain.payTo,
     ASSET: chain.usdc,
     AMOUNT: '10000',
-  }));
-}
-
-function best(a: Figures | undefined, b: Figures): Figures {
-  if (!a) return b;
-  const challenges = a.challengesPerSecond >= b.challengesPerSecond ? a : b;
-  const paid = a.paidPerSecond >= b.paidPerSecond ? a : b;
-  return {
-    challengesPerSecond: challenges.challengesPerSecond,
-    challengeP50: challenges.challengeP50,
-    challengeP99: challenges.challengeP99,
-    paidPerSecond: paid.paidPerSecond,
-    paidP50: paid.paidP50,
-    paidP99: paid.paidP99,
   };
 }
 
-function row(name: string, f: Figures): string {
-  return `${name.padEnd(22)} ${f.challengesPerSecond.toFixed(0).padStart(8)} req/s  p50 ${f.challengeP50.toFixed(1).padStart(5)} ms  p99 ${f.challengeP99.toFixed(1).padStart(6)} ms | ${f.paidPerSecond.toFixed(1).padStart(7)} calls/s  p50 ${f.paidP50.toFixed(1).padStart(6)} ms  p99 ${f.paidP99.toFixed(1).padStart(6)} ms`;
+/** Production mode settling with the built-in facilitator on the bench's chain, its store on PostgreSQL. */
+function productionEnv(chain: DevChain, databaseUrl: string): Record<string, string> {
+  return {
+    PERCALL_MODE: 'production',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    EVM_RPC_URL: chain.rpcUrl,
+    // No other server runs during this section; the spare role keeps it off the deployer's nonces anyway.
+    FACILITATOR_PRIVATE_KEY: DEV_ROLES.spare.privateKey,
+    PAY_TO: chain.payTo,
+    EVM_NETWORK: chain.network,
+    USDC_ADDRESS: chain.usdc,
+  };
 }
 
-/** One JSON-RPC request to the MCP endpoint, as streamable HTTP wants it (JSON response, stateless server). */
-function mcpRequest(mcpUrl: string, params: Record<string, unknown>): Promise<Response> {
-  return fetch(mcpUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+/** A fresh PostgreSQL database for `work`, dropped after; undefined when no server answers (or BENCH_SKIP_POSTGRES). */
+async function onFreshDatabase<T>(work: (url: string) => Promise<T>): Promise<T | undefined> {
+  const db = process.env.BENCH_SKIP_POSTGRES ? undefined : await freshDatabase();
+  if (!db) return undefined;
+  try {
+    return await work(db.url);
+  } finally {
+    await db.drop();
+  }
+}
+
+async function measureServer(bench: Bench, start: (fleet: Fleet) => Promise<Server>): Promise<Figures> {
+  return section(bench, async (fleet) => {
+    const server = await start(fleet);
+    return { challenges: await measureChallenges(server), paid: await measurePaid([server], bench.chain) };
   });
 }
 
-/** Paid tool calls of `server_time` (the same product as GET /api/v1/paid/time), pre-signed like the HTTP run. */
-async function measurePaidMcp(mcpUrl: string, chain: DevChain): Promise<PaidFigures> {
-  const unpaid = (await (await mcpRequest(mcpUrl, { name: 'server_time', arguments: {} })).json()) as { result: { structuredContent: PaymentRequired } };
-  const required = unpaid.result.structuredContent;
-  const payloads = await Promise.all(Array.from({ length: PAID_CALLS }, () => signPayment(chain.buyer.privateKey, required)));
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: PAID_CONCURRENCY }, async () => {
-      while (next < payloads.length) {
-        const payload = payloads[next++]!;
-        const t0 = performance.now();
-        const response = await mcpRequest(mcpUrl, { name: 'server_time', arguments: {}, _meta: { 'x402/payment': payload } });
-        const body = (await response.json()) as { result?: { isError?: boolean } };
-        if (!body.result || body.result.isError) throw new Error(`paid tool call failed: ${JSON.stringify(body).slice(0, 300)}`);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { paidPerSecond: payloads.length / seconds, paidP50: percentile(latencies, 50), paidP99: percentile(latencies, 99) };
+/** The headline: both servers RUNS times, alternating which goes first so neither gains from its place. */
+async function benchHeadline(bench: Bench): Promise<{ reference: Figures[]; percall: Figures[] }> {
+  const reference: Figures[] = [];
+  const percall: Figures[] = [];
+  const measureReference = async () => reference.push(await measureServer(bench, (fleet) => fleet.reference(referenceEnv(bench.chain))));
+  const measurePercall = async () => percall.push(await measureServer(bench, (fleet) => fleet.percall(onBenchChain(bench.chain))));
+  for (let run = 0; run < RUNS; run++) {
+    const order = run % 2 === 0 ? [measureReference, measurePercall] : [measurePercall, measureReference];
+    for (const measure of order) await measure();
+  }
+  return { reference, percall };
 }
 
-/** 402 challenges with counting on and off, alternated, best of each kept. */
-async function benchTelemetryCost(chain: DevChain): Promise<{ on: Figures; off: Figures }> {
-  const run = async (telemetry: 'on' | 'off') => {
-    const port = await freePort();
-    const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
-    const child = startChild(['bin/percall.js', 'start'], { PORT: String(port), PERCALL_DATA_DIR: dataDir, DEV_RPC_URL: chain.rpcUrl, LOG_LEVEL: 'warn', TELEMETRY: telemetry });
-    try {
-      const url = `http://127.0.0.1:${port}${PATH}`;
-      await waitFor402(url, child);
-      return { ...(await measureChallenges(url)), paidPerSecond: 0, paidP50: 0, paidP99: 0 };
-    } finally {
-      await stopChild(child);
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  };
-  let on: Figures | undefined;
-  let off: Figures | undefined;
-  // This machine's throughput drifts between runs: alternate three times, keep each side's best.
+/** 402 challenges with counting on and off, alternated three times, the best of each side kept. */
+async function benchTelemetryCost(bench: Bench): Promise<{ on: ChallengeFigures; off: ChallengeFigures }> {
+  const measure = (telemetry: 'on' | 'off') =>
+    section(bench, async (fleet) => measureChallenges(await fleet.percall(onBenchChain(bench.chain, { TELEMETRY: telemetry }))));
+  const best = (a: ChallengeFigures | undefined, b: ChallengeFigures) => (a && a.perSecond >= b.perSecond ? a : b);
+  let on: ChallengeFigures | undefined;
+  let off: ChallengeFigures | undefined;
   for (let round = 0; round < 3; round++) {
-    on = best(on, await run('on'));
-    off = best(off, await run('off'));
+    on = best(on, await measure('on'));
+    off = best(off, await measure('off'));
   }
   return { on: on!, off: off! };
 }
 
-/** Paid HTTP calls and paid MCP tool calls of the same product on one embedded instance. */
-async function benchMcp(chain: DevChain): Promise<{ http: PaidFigures; mcp: PaidFigures }> {
-  const port = await freePort();
-  const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
-  const child = startChild(['bin/percall.js', 'start'], { PORT: String(port), PERCALL_DATA_DIR: dataDir, DEV_RPC_URL: chain.rpcUrl, LOG_LEVEL: 'warn' });
-  try {
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor402(`${base}${PATH}`, child);
-    const http = await measurePaid(`${base}${PATH}`, chain);
-    const mcp = await measurePaidMcp(`${base}/mcp`, chain);
-    return { http, mcp };
-  } finally {
-    await stopChild(child);
-    await rm(dataDir, { recursive: true, force: true });
-  }
+/** Paid HTTP calls, then paid MCP tool calls of the same product, on one embedded instance. */
+function benchMcp(bench: Bench): Promise<{ http: PaidFigures; mcp: PaidFigures }> {
+  return section(bench, async (fleet) => {
+    const server = await fleet.percall(onBenchChain(bench.chain));
+    return { http: await measurePaid([server], bench.chain), mcp: await measurePaidMcp(server, bench.chain) };
+  });
 }
 
-/** Paid calls with the store on PostgreSQL: one instance, then two sharing the database. */
-async function benchPostgres(chain: DevChain): Promise<{ one: PaidFigures; two: PaidFigures } | undefined> {
+/** Paid calls over `instances` instances sharing one PostgreSQL database, each with a gas wallet of its own. */
+function benchPostgres(bench: Bench, instances: number): Promise<PaidFigures | undefined> {
   const gasWallets = [DEV_ROLES.facilitator.privateKey, DEV_ROLES.spare.privateKey];
-  const run = async (instances: number): Promise<PaidFigures> => {
-    const db = await freshDatabase();
-    if (!db) throw new Error('no PostgreSQL');
-    const children: ChildProcess[] = [];
-    try {
-      const urls: string[] = [];
+  return onFreshDatabase((url) =>
+    section(bench, async (fleet) => {
+      const servers: Server[] = [];
       for (let i = 0; i < instances; i++) {
-        const port = await freePort();
-        const dataDir = await mkdtemp(join(tmpdir(), 'percall-bench-'));
-        const child = startChild(['bin/percall.js', 'start'], {
-          PORT: String(port),
-          PERCALL_DATA_DIR: dataDir,
-          DEV_RPC_URL: chain.rpcUrl,
-          DATABASE_URL: db.url,
-          FACILITATOR_PRIVATE_KEY: gasWallets[i]!,
-          LOG_LEVEL: 'warn',
-        });
-        children.push(child);
-        urls.push(`http://127.0.0.1:${port}${PATH}`);
-        await waitFor402(urls[i]!, child);
+        servers.push(await fleet.percall(onBenchChain(bench.chain, { DATABASE_URL: url, FACILITATOR_PRIVATE_KEY: gasWallets[i]! })));
       }
-      return await measurePaid(urls, chain);
-    } finally {
-      for (const child of children) await stopChild(child);
-      await db.drop();
-    }
-  };
-  if (!(await freshDatabase().then(async (db) => (db ? (await db.drop(), true) : false)))) return undefined;
-  return { one: await run(1), two: await run(2) };
+      return measurePaid(servers, bench.chain);
+    }),
+  );
 }
 
-function paidRow(name: string, f: PaidFigures): string {
-  return `${name.padEnd(34)} ${f.paidPerSecond.toFixed(1).padStart(7)} calls/s  p50 ${f.paidP50.toFixed(1).padStart(6)} ms  p99 ${f.paidP99.toFixed(1).padStart(6)} ms`;
+interface Footprint {
+  startupMs: number;
+  rssMb: number;
+  peakMb: number;
+}
+
+/** Starts percall, lets it idle IDLE_MS after its first 402, reads its own process's memory, stops it. */
+async function footprint(bench: Bench, fleet: Fleet, env: Record<string, string>): Promise<Footprint> {
+  // A source edited meanwhile is built here rather than inside the measured start.
+  await bench.ensureBuilt();
+  const server = await fleet.percall(env);
+  await delay(IDLE_MS);
+  const memory = residentMemory(server.pid);
+  await fleet.stop(server);
+  return { startupMs: server.startupMs, ...memory };
+}
+
+/** Dev mode with its own chain (anvil as its child, the Solana VM in process): first start, then a restart on the same data; production on PostgreSQL. */
+async function benchFootprints(bench: Bench): Promise<{ first: Footprint; restart: Footprint; production?: Footprint }> {
+  const dev = await section(bench, async (fleet) => {
+    const env = { PERCALL_DATA_DIR: await fleet.tempDir() };
+    return { first: await footprint(bench, fleet, env), restart: await footprint(bench, fleet, env) };
+  });
+  const production = await onFreshDatabase((url) => section(bench, (fleet) => footprint(bench, fleet, productionEnv(bench.chain, url))));
+  return { ...dev, production };
+}
+
+function printHeadline({ reference, percall }: { reference: Figures[]; percall: Figures[] }): void {
+  const spread = RUNS > 1 ? `: min / median / max of ${RUNS} runs` : '';
+  const rows = <T>(pick: (f: Figures) => T): Row<T>[] => [
+    ['reference @x402/hono', reference.map(pick)],
+    ['percall', percall.map(pick)],
+    ['ratio percall/reference', percall.map(pick), reference.map(pick)],
+  ];
+  printTable(`(a) 402 challenges, ${CHALLENGE_SECONDS} s at ${CHALLENGE_CONNECTIONS} connections${spread}`, CHALLENGE_COLUMNS, rows((f) => f.challenges));
+  printTable(`(b) paid calls settled on anvil, ${PAID_CALLS} at concurrency ${PAID_CONCURRENCY}${spread}`, PAID_COLUMNS, rows((f) => f.paid));
+}
+
+function printTelemetryCost({ on, off }: { on: ChallengeFigures; off: ChallengeFigures }): void {
+  printTable('(c) the cost of counting: 402 challenges with telemetry on and off (best of 3 each)', CHALLENGE_COLUMNS, [
+    ['telemetry on', [on]],
+    ['telemetry off', [off]],
+  ]);
+  console.log(`difference: ${((1 - on.perSecond / off.perSecond) * 100).toFixed(1)}% (target: under 5%)`);
+}
+
+function printMcp({ http, mcp }: { http: PaidFigures; mcp: PaidFigures }): void {
+  printTable('(d) the same product, paid over HTTP and as an MCP tool (one instance)', PAID_COLUMNS, [
+    ['GET /api/v1/paid/time', [http]],
+    ['MCP tools/call server_time', [mcp]],
+    ['ratio MCP/HTTP', [mcp], [http]],
+  ]);
+}
+
+function printStore(embedded: PaidFigures, postgres: { one: PaidFigures; two?: PaidFigures } | undefined): void {
+  const rows: Row<PaidFigures>[] = [['percall, 1 instance, embedded', [embedded]]];
+  if (postgres) rows.push(['percall, 1 instance, PostgreSQL', [postgres.one]]);
+  if (postgres?.two) rows.push(['percall, 2 instances, PostgreSQL', [postgres.two]]);
+  const embeddedFrom = RUNS > 1 ? '; embedded: the medians of (b)' : '';
+  printTable(`(e) store: paid calls by deployment (server CPU: percall's processes, not PostgreSQL's${embeddedFrom})`, PAID_COLUMNS, rows);
+  if (!postgres) console.log('PostgreSQL not reachable (TEST_DATABASE_URL) or BENCH_SKIP_POSTGRES: skipped');
+}
+
+function printFootprints(f: { first: Footprint; restart: Footprint; production?: Footprint }): void {
+  const columns: Column<Footprint>[] = [
+    { header: 'start-up ms', digits: 0, value: (x) => x.startupMs },
+    { header: 'RSS MB', digits: 0, value: (x) => x.rssMb },
+    { header: 'peak RSS MB', digits: 0, value: (x) => x.peakMb },
+  ];
+  const line = (label: string, x: Footprint, target: number) =>
+    console.log(`${row(label, [x], columns)}   ≤ ${target} MB ${x.rssMb <= target ? 'ok' : 'OVER'}`);
+  console.log('');
+  console.log(`(f) percall's own process: spawn to first 402 (dev: starting its anvil and Solana VM too), resident memory ${IDLE_MS / 1000} s later (anvil's not included)`);
+  console.log(`${header(columns)}   target`);
+  line('dev, first start (fresh data dir)', f.first, MEMORY_TARGET_MB.dev);
+  line('dev, restart (same data dir)', f.restart, MEMORY_TARGET_MB.dev);
+  if (f.production) line('production, PostgreSQL', f.production, MEMORY_TARGET_MB.production);
+  else console.log('production on PostgreSQL: skipped (no PostgreSQL)');
 }
 
 const chain = await startDevChain({ log: createLogger('warn') });
 try {
-  console.log(`bench: ${process.env.BENCH_ROUNDS ?? 2} alternating rounds (best of each kept); ${CHALLENGE_SECONDS}s of 402s at ${CHALLENGE_CONNECTIONS} connections; ${PAID_CALLS} paid calls at concurrency ${PAID_CONCURRENCY}; node ${process.version}`);
-  // Alternate the two servers and keep each one's best round, so neither gains from running first or last.
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-  let reference: Figures | undefined;
-  let percall: Figures | undefined;
-  for (let round = 0; round < rounds; round++) {
-    const first = round % 2 === 0;
-    if (first) reference = best(reference, await benchReference(chain));
-    percall = best(percall, await benchPercall(chain));
-    if (!first) reference = best(reference, await benchReference(chain));
-  }
-  if (!reference || !percall) throw new Error('no rounds');
-  console.log(`${''.padEnd(22)} ${'(a) 402 challenges'.padEnd(44)} | (b) paid calls, settled on anvil`);
-  console.log(row('reference @x402/hono', reference));
-  console.log(row('percall', percall));
+  // bin/build.js is plain JavaScript, outside the type-checked sources: loaded by URL.
+  const { ensureBuilt } = (await import(new URL('../bin/build.js', import.meta.url).href)) as Pick<Bench, 'ensureBuilt'>;
+  await ensureBuilt();
+  const bench: Bench = { chain, start: await checkpoint(chain.rpcUrl), ensureBuilt };
   console.log(
-    `ratio percall/reference: challenges ${(percall.challengesPerSecond / reference.challengesPerSecond).toFixed(2)}x, paid calls ${(percall.paidPerSecond / reference.paidPerSecond).toFixed(2)}x`,
+    `bench: ${RUNS} alternating runs; ${CHALLENGE_SECONDS}s of 402s at ${CHALLENGE_CONNECTIONS} connections; ${PAID_CALLS} paid calls at concurrency ${PAID_CONCURRENCY}; each section on the chain as set up; node ${process.version}`,
   );
-  const counting = await benchTelemetryCost(chain);
-  console.log('');
-  console.log('(e) the cost of counting: 402 challenges with telemetry on and off');
-  console.log(`telemetry on   ${counting.on.challengesPerSecond.toFixed(0).padStart(8)} req/s  p50 ${counting.on.challengeP50.toFixed(1)} ms  p99 ${counting.on.challengeP99.toFixed(1)} ms`);
-  console.log(`telemetry off  ${counting.off.challengesPerSecond.toFixed(0).padStart(8)} req/s  p50 ${counting.off.challengeP50.toFixed(1)} ms  p99 ${counting.off.challengeP99.toFixed(1)} ms`);
-  console.log(`difference: ${((1 - counting.on.challengesPerSecond / counting.off.challengesPerSecond) * 100).toFixed(1)}% (target: under 5%)`);
-  const mcp = await benchMcp(chain);
-  console.log('');
-  console.log('(d) the same product, paid over HTTP and as an MCP tool (one instance)');
-  console.log(paidRow('GET /api/v1/paid/time', mcp.http));
-  console.log(paidRow('MCP tools/call server_time', mcp.mcp));
-  console.log(`ratio MCP/HTTP: ${(mcp.mcp.paidPerSecond / mcp.http.paidPerSecond).toFixed(2)}x`);
-  const postgres = process.env.BENCH_SKIP_POSTGRES ? undefined : await benchPostgres(chain);
-  console.log('');
-  console.log('(c) store: paid calls per second by deployment');
-  console.log(paidRow('percall, 1 instance, embedded', percall));
-  if (postgres) {
-    console.log(paidRow('percall, 1 instance, PostgreSQL', postgres.one));
-    console.log(paidRow('percall, 2 instances, PostgreSQL', postgres.two));
-  } else {
-    console.log('PostgreSQL not reachable (TEST_DATABASE_URL): skipped');
-  }
+  const headline = await benchHeadline(bench);
+  printHeadline(headline);
+  printTelemetryCost(await benchTelemetryCost(bench));
+  printMcp(await benchMcp(bench));
+  const one = await benchPostgres(bench, 1);
+  printStore(medians(headline.percall.map((f) => f.paid)), one && { one, two: await benchPostgres(bench, 2) });
+  printFootprints(await benchFootprints(bench));
 } finally {
   await chain.stop();
 }

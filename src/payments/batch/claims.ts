@@ -58,8 +58,9 @@ export class BatchClaims {
   private async round(refunds: boolean): Promise<void> {
     const { store, log, instanceId, intervalMs, network } = this.options;
     try {
-      // Held for a few rounds so a slow chain does not hand the work to a second instance mid-claim.
-      if (!(await store.takeLease(LEASE, instanceId, intervalMs * 3 + 60_000))) return;
+      // Held for a few rounds, renewed every round. Should a round outlast it, a second instance
+      // claiming the same vouchers only repeats a claim the contract treats as done (no double pay).
+      if (!(await store.takeLease(LEASE, instanceId, Math.max(3 * intervalMs, 1_000)))) return;
       const manager = this.options.scheme.createChannelManager(this.options.facilitator, network, this.options.token);
       const claims = await manager.claim();
       for (const claim of claims) await store.recordBatchTransaction({ kind: 'claim', network, txHash: claim.transaction, vouchers: claim.vouchers });
