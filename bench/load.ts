@@ -3,8 +3,15 @@
  * (autocannon) and paid calls (pre-signed, replayed at a fixed concurrency). Every measurement also
  * gives the CPU time the server processes spent on it.
  */
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
+import { toClientEvmSigner } from '@x402/evm';
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
+import { createPublicClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { paymentHeader, quote, signPayment } from '../test/helpers/payments.ts';
 import { cpuSeconds, PATH, type Server } from './processes.ts';
@@ -53,8 +60,8 @@ export async function measureChallenges(server: Server): Promise<ChallengeFigure
   return { perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs: (cpu * 1e6) / result.requests.total };
 }
 
-/** `count` calls, `PAID_CONCURRENCY` at a time, timed each and in all, with the servers' CPU over the whole. */
-async function timedCalls(servers: Server[], count: number, call: (i: number) => Promise<void>): Promise<PaidFigures> {
+/** `count` calls, `concurrency` at a time, timed each and in all, with the servers' CPU over the whole. */
+async function timedCalls(servers: Server[], count: number, call: (i: number) => Promise<void>, concurrency = PAID_CONCURRENCY): Promise<PaidFigures> {
   const latencies: number[] = [];
   let next = 0;
   const worker = async () => {
@@ -66,7 +73,7 @@ async function timedCalls(servers: Server[], count: number, call: (i: number) =>
     }
   };
   const started = performance.now();
-  const { cpu } = await withCpu(servers, () => Promise.all(Array.from({ length: PAID_CONCURRENCY }, worker)));
+  const { cpu } = await withCpu(servers, () => Promise.all(Array.from({ length: concurrency }, worker)));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return { perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuMs: (cpu * 1000) / count };
@@ -111,5 +118,64 @@ export async function measurePaidMcp(server: Server, chain: DevChain): Promise<P
   return timedCalls([server], payloads.length, async (i) => {
     const body = await mcpToolCall(server, { name: 'server_time', arguments: {}, _meta: { 'x402/payment': payloads[i] } });
     if (!body.result || body.result.isError) throw new Error(`paid tool call ${i} failed: ${JSON.stringify(body).slice(0, 300)}`);
+  });
+}
+
+/** Channels paying at once in the batch-settlement section (one voucher in flight per channel, as a channel allows). */
+export const BATCH_CONCURRENCY = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 8);
+
+export interface BatchFigures extends PaidFigures {
+  calls: number;
+  /** Atomic USDC the served calls were charged (the price times the calls). */
+  charged: bigint;
+}
+
+/**
+ * batch-settlement voucher calls with the official client: BATCH_CONCURRENCY channels, each opened
+ * with one deposit before the clock starts (enough for its share of the calls), then vouchers, one
+ * at a time per channel. A voucher is signed by the client just before its call (from the channel
+ * state the previous answer reported), so latency includes the client's signature.
+ */
+export async function measureBatch(server: Server, chain: DevChain, count: number): Promise<BatchFigures> {
+  const url = `${server.base}${PATH}`;
+  const perChannel = Math.ceil(count / BATCH_CONCURRENCY) + 1;
+  const payers = await Promise.all(Array.from({ length: BATCH_CONCURRENCY }, () => batchPayer(chain, perChannel)));
+  const required = await quote(url);
+  const terms = { ...required, accepts: required.accepts.filter((a) => a.scheme === 'batch-settlement') };
+  if (terms.accepts.length === 0) throw new Error(`${url}: no batch-settlement terms`);
+  let charged = 0n;
+  const payOnceWith = async (payer: (typeof payers)[number]) => {
+    const payload = await payer.createPaymentPayload(terms);
+    const response = await fetch(url, { headers: { 'payment-signature': Buffer.from(JSON.stringify(payload)).toString('base64') }, signal: AbortSignal.timeout(PAID_CALL_LIMIT_MS) });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${url}: voucher call answered ${response.status}`);
+    const settleResponse = decodePaymentResponseHeader(response.headers.get('payment-response')!);
+    charged += BigInt((settleResponse.extra as { chargedAmount?: string } | undefined)?.chargedAmount ?? 0);
+    await payer.handlePaymentResponse({ paymentPayload: payload, requirements: payload.accepted, settleResponse });
+  };
+  for (const payer of payers) await payOnceWith(payer); // the deposits, outside the clock
+  let next = 0;
+  const figures = await timedCalls([server], count, async () => {
+    const payer = payers[next++ % payers.length]!;
+    await payer.serially(() => payOnceWith(payer));
+  }, BATCH_CONCURRENCY);
+  return { ...figures, calls: count + payers.length, charged };
+}
+
+/** One payer on a channel of its own (a fresh salt); its calls run one after another. */
+async function batchPayer(chain: DevChain, calls: number) {
+  const publicClient = createPublicClient({ transport: http(chain.rpcUrl) });
+  const signer = toClientEvmSigner(privateKeyToAccount(chain.buyer.privateKey), publicClient as never);
+  const salt = `0x${randomBytes(32).toString('hex')}` as const;
+  const scheme = new BatchSettlementEvmScheme(signer, { salt, depositStrategy: ({ requestAmount }) => (BigInt(requestAmount) * BigInt(calls)).toString() });
+  const client = new x402Client().register(chain.network, scheme);
+  client.setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
+  let queue: Promise<void> = Promise.resolve();
+  return Object.assign(client, {
+    serially(work: () => Promise<void>): Promise<void> {
+      const run = queue.then(work);
+      queue = run.catch(() => undefined);
+      return run;
+    },
   });
 }

@@ -15,7 +15,11 @@ import { createLogger } from '../src/log.ts';
 import { DEV_ROLES } from '../src/devchain/contracts.ts';
 import { freshDatabase } from '../test/helpers/postgres.ts';
 import { checkpoint, type Checkpoint } from './chain.ts';
+import { usdcBalance } from '../src/devchain/contracts.ts';
 import {
+  BATCH_CONCURRENCY,
+  measureBatch,
+  type BatchFigures,
   CHALLENGE_CONNECTIONS,
   CHALLENGE_SECONDS,
   measureChallenges,
@@ -30,6 +34,9 @@ import { Fleet, residentMemory, type Server } from './processes.ts';
 import { header, medians, printTable, row, type Column, type Row } from './report.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** BENCH_ONLY=batch,memory runs only those sections (headline, telemetry, mcp, store, batch, memory); all by default. */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const wanted = (name: string) => !ONLY || ONLY.includes(name);
 /** How long percall idles after its first answer before its memory is read. */
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 20_000);
 const MEMORY_TARGET_MB = { dev: 250, production: 150 } as const;
@@ -173,6 +180,34 @@ function benchPostgres(bench: Bench, instances: number): Promise<PaidFigures | u
   );
 }
 
+/** How long the batch section waits for the service's claim to reach payTo. */
+const CLAIM_WAIT_MS = 60_000;
+
+/**
+ * Voucher calls on one embedded instance that claims every second; then the wait until the claim
+ * and settle reached payTo, which must equal what the vouchers charged.
+ */
+function benchBatch(bench: Bench): Promise<BatchFigures & { claimedMs: number; payToGain: bigint }> {
+  return section(bench, async (fleet) => {
+    const { chain } = bench;
+    const server = await fleet.percall(onBenchChain(chain, { BATCH_CLAIM_INTERVAL_MS: '1000' }));
+    const before = await usdcBalance(chain.rpcUrl, chain.usdc, chain.payTo);
+    const figures = await measureBatch(server, chain, PAID_CALLS * 4);
+    const started = performance.now();
+    let gain = 0n;
+    while ((gain = (await usdcBalance(chain.rpcUrl, chain.usdc, chain.payTo)) - before) < figures.charged && performance.now() - started < CLAIM_WAIT_MS) await delay(200);
+    return { ...figures, claimedMs: performance.now() - started, payToGain: gain };
+  });
+}
+
+function printBatch(batch: BatchFigures & { claimedMs: number; payToGain: bigint }, reference: PaidFigures | undefined): void {
+  const rows: Row<PaidFigures>[] = [['percall batch-settlement', [batch]]];
+  if (reference) rows.push(['reference exact (medians of (b))', [reference]], ['ratio', [batch], [reference]]);
+  printTable(`(g) batch-settlement vouchers with the official client, ${batch.calls} calls on ${BATCH_CONCURRENCY} channels at once, against the reference's exact calls of (b)`, PAID_COLUMNS, rows);
+  const exact = batch.payToGain === batch.charged;
+  console.log(`claimed and settled to payTo ${(batch.claimedMs / 1000).toFixed(1)} s after the last call: +${batch.payToGain} atomic for ${batch.charged} charged ${exact ? '(equal)' : '(NOT EQUAL)'}; target: ≥ 10x, p50 under 15 ms`);
+}
+
 interface Footprint {
   startupMs: number;
   rssMb: number;
@@ -262,13 +297,16 @@ try {
   console.log(
     `bench: ${RUNS} alternating runs; ${CHALLENGE_SECONDS}s of 402s at ${CHALLENGE_CONNECTIONS} connections; ${PAID_CALLS} paid calls at concurrency ${PAID_CONCURRENCY}; each section on the chain as set up; node ${process.version}`,
   );
-  const headline = await benchHeadline(bench);
-  printHeadline(headline);
-  printTelemetryCost(await benchTelemetryCost(bench));
-  printMcp(await benchMcp(bench));
-  const one = await benchPostgres(bench, 1);
-  printStore(medians(headline.percall.map((f) => f.paid)), one && { one, two: await benchPostgres(bench, 2) });
-  printFootprints(await benchFootprints(bench));
+  const headline = wanted('headline') ? await benchHeadline(bench) : undefined;
+  if (headline) printHeadline(headline);
+  if (wanted('telemetry')) printTelemetryCost(await benchTelemetryCost(bench));
+  if (wanted('mcp')) printMcp(await benchMcp(bench));
+  if (wanted('store') && headline) {
+    const one = await benchPostgres(bench, 1);
+    printStore(medians(headline.percall.map((f) => f.paid)), one && { one, two: await benchPostgres(bench, 2) });
+  }
+  if (wanted('batch')) printBatch(await benchBatch(bench), headline && medians(headline.reference.map((f) => f.paid)));
+  if (wanted('memory')) printFootprints(await benchFootprints(bench));
 } finally {
   await chain.stop();
 }

@@ -39,6 +39,9 @@ export const ErrInvalidChannelId = 'invalid_batch_settlement_evm_channel_id_inva
 
 const CHANNEL_ID = /^0x[0-9a-fA-F]{64}$/;
 
+/** Exclusive mode keeps at most this many channel records in memory. */
+const MAX_CACHED_CHANNELS = 10_000;
+
 /** The row key of a channel, as the SDK keys its storages: validated, lowercased. */
 export function normalizeChannelId(channelId: string): string {
   if (typeof channelId !== 'string' || !CHANNEL_ID.test(channelId)) throw new Error(ErrInvalidChannelId);
@@ -63,11 +66,40 @@ export function normalizeChannelId(channelId: string): string {
  * mutating `current` in the callback and returning it writes nothing.
  */
 export class SqlChannelStorage implements BatchChannelStorage {
-  constructor(private readonly sql: ChannelSql) {}
+  /** Exclusive mode: each channel's record as last written (null: known absent). */
+  private readonly cache = new Map<string, string | null>();
+  /** Exclusive mode: the tail of each channel's queue of updates. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  /**
+   * `exclusive`: this process is the database's only user (the embedded store). Updates of a channel
+   * are then serialised in process and each change is one statement, records are read from memory
+   * after the first read; the row locks of the shared mode would only cost statements here.
+   */
+  constructor(
+    private readonly sql: ChannelSql,
+    private readonly exclusive = false,
+  ) {}
 
   async get(channelId: string): Promise<Channel | undefined> {
-    const rows = await this.sql.query<{ record: string }>(`SELECT record FROM batch_channels WHERE channel_id = $1`, [normalizeChannelId(channelId)]);
-    return rows[0] && parseChannel(rows[0].record);
+    const id = normalizeChannelId(channelId);
+    const record = this.exclusive ? await this.cachedRecord(id) : await this.readRecord(id);
+    return record ? parseChannel(record) : undefined;
+  }
+
+  private async readRecord(id: string): Promise<string | undefined> {
+    const rows = await this.sql.query<{ record: string }>(`SELECT record FROM batch_channels WHERE channel_id = $1`, [id]);
+    return rows[0]?.record;
+  }
+
+  private async cachedRecord(id: string): Promise<string | undefined> {
+    const cached = this.cache.get(id);
+    if (cached !== undefined) return cached ?? undefined;
+    const record = await this.readRecord(id);
+    // Bounded: past this many channels, start over (records are read again as they are used).
+    if (this.cache.size >= MAX_CACHED_CHANNELS) this.cache.clear();
+    this.cache.set(id, record ?? null);
+    return record;
   }
 
   async list(options: ChannelListOptions = {}): Promise<Channel[]> {
@@ -82,6 +114,7 @@ export class SqlChannelStorage implements BatchChannelStorage {
 
   async updateChannel(channelId: string, update: (current: Channel | undefined) => Channel | undefined): Promise<ChannelUpdateResult> {
     const id = normalizeChannelId(channelId);
+    if (this.exclusive) return this.serially(id, () => this.updateExclusive(id, update));
     return this.sql.transaction(async (tx) => {
       const select = `SELECT record FROM batch_channels WHERE channel_id = $1 FOR UPDATE`;
       let rows = await tx.query<{ record: string }>(select, [id]);
@@ -116,6 +149,45 @@ export class SqlChannelStorage implements BatchChannelStorage {
       }
       return { channel: next, status: 'updated' };
     });
+  }
+
+  /** Exclusive mode: the same statuses as the shared mode, with one statement per change. */
+  private async updateExclusive(id: string, update: (current: Channel | undefined) => Channel | undefined): Promise<ChannelUpdateResult> {
+    const record = await this.cachedRecord(id);
+    const current = record ? parseChannel(record) : undefined;
+    const next = update(current);
+    if (next === current) return { channel: current, status: 'unchanged' };
+    try {
+      if (!next) {
+        if (!current) return { channel: undefined, status: 'unchanged' };
+        await this.sql.query(`DELETE FROM batch_channels WHERE channel_id = $1`, [id]);
+        this.cache.set(id, null);
+        return { channel: undefined, status: 'deleted' };
+      }
+      const json = JSON.stringify(next);
+      await this.sql.query(
+        `INSERT INTO batch_channels (channel_id, record, payer, charged_cumulative, total_claimed, balance, last_request_ms, withdraw_requested_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (channel_id) DO UPDATE SET record = $2, payer = $3, charged_cumulative = $4, total_claimed = $5, balance = $6,
+           last_request_ms = $7, withdraw_requested_at = $8, updated_at = now()`,
+        [id, json, ...typedColumns(next)],
+      );
+      this.cache.set(id, json);
+      return { channel: next, status: 'updated' };
+    } catch (error) {
+      // Whether the statement took effect is unknown: read the row again next time.
+      this.cache.delete(id);
+      throw error;
+    }
+  }
+
+  /** Runs `work` after every earlier update of the channel has finished. */
+  private serially<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const run = (this.locks.get(id) ?? Promise.resolve()).then(work);
+    const tail = run.catch(() => undefined);
+    this.locks.set(id, tail);
+    void tail.then(() => this.locks.get(id) === tail && this.locks.delete(id));
+    return run;
   }
 
   /** Totals over all channels, for /metrics: what was charged against what was claimed on chain. */

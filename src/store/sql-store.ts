@@ -128,10 +128,13 @@ export class SqlStore implements Store {
 
   /** The x402 batch-settlement channel storage on this store's database (one per store). */
   channelStorage(): SqlChannelStorage {
-    return (this.channels ??= new SqlChannelStorage({
-      query: (sql, params) => this.run(sql, params),
-      transaction: (fn) => this.transact(fn),
-    }));
+    return (this.channels ??= new SqlChannelStorage(
+      {
+        query: (sql, params) => this.run(sql, params),
+        transaction: (fn) => this.transact(fn),
+      },
+      this.exclusive,
+    ));
   }
 
   private unavailable(error: unknown): Error {
