@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { x402Client } from '@x402/core/client';
@@ -7,10 +7,10 @@ import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { createPublicClient, http, type Hex } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from '../src/devchain/batch-settlement.ts';
-import { devChain } from '../src/devchain/contracts.ts';
+import { devChain, usdcBalance } from '../src/devchain/contracts.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { usdToAtomic } from '../src/money.ts';
 import type { RunningService } from '../src/runtime.ts';
@@ -158,5 +158,54 @@ describe('batch-settlement with the official client', () => {
     }
     expect(await blockNumber()).toBe(blocksAfterDeposit);
     await mcp.close();
+  });
+
+  /** The buyer's own transaction on the channel contract (a timed withdrawal). */
+  async function payerSends(functionName: 'initiateWithdraw' | 'finalizeWithdraw', args: readonly unknown[]): Promise<void> {
+    const client = publicClient();
+    const wallet = createWalletClient({ account: privateKeyToAccount(chain.buyer.privateKey), chain: devChain(chain.rpcUrl, chain.chainId), transport: http(chain.rpcUrl) });
+    const { request } = await client.simulateContract({ account: wallet.account, address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName, args: args as never });
+    const receipt = await client.waitForTransactionReceipt({ hash: await wallet.writeContract(request), pollingInterval: 50 });
+    expect(receipt.status).toBe('success');
+  }
+
+  it('a channel idle past BATCH_REFUND_IDLE_SECS: its vouchers are claimed and the rest of its deposit goes back to the payer', async () => {
+    const { payingFetch, scheme } = buyer(10);
+    for (let i = 0; i < 2; i++) expect((await payingFetch(url)).status).toBe(200);
+    const config = scheme.buildChannelConfig(await batchTerms());
+    const channelId = (await import('@x402/evm/batch-settlement/client')).computeChannelId(config, chain.network) as Hex;
+    const [deposit] = await publicClient().readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: 'channels', args: [channelId] });
+    const buyerBefore = await usdcBalance(chain.rpcUrl, chain.usdc, chain.buyer.address);
+    // A day and more later, by the service's clock (the channel's idle time is read from it).
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 86_401_000 });
+    try {
+      await service.percall.batchClaims!.runOnce();
+    } finally {
+      vi.useRealTimers();
+    }
+    // This channel (and the other idle ones of this file, same payer) paid back what was not charged.
+    expect(await publicClient().readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: 'channels', args: [channelId] })).toEqual([2n * PRICE, 2n * PRICE]);
+    expect(await usdcBalance(chain.rpcUrl, chain.usdc, chain.buyer.address)).toBeGreaterThanOrEqual(buyerBefore + deposit - 2n * PRICE);
+    expect(await service.percall.store.channelStorage().get(channelId)).toBeUndefined();
+    expect((await service.percall.store.batchTransactions(20)).some((t) => t.kind === 'refund' && t.channelId?.toLowerCase() === channelId.toLowerCase())).toBe(true);
+  });
+
+  // Last: it moves the chain's clock 15 minutes ahead of the payers' (their authorizations would be expired).
+  it("a payer's timed withdrawal: the service's next claim round takes what was charged first; the payer gets only the rest", async () => {
+    const { payingFetch, scheme } = buyer(10);
+    for (let i = 0; i < 3; i++) expect((await payingFetch(url)).status).toBe(200);
+    const config = scheme.buildChannelConfig(await batchTerms());
+    const channelId = (await import('@x402/evm/batch-settlement/client')).computeChannelId(config, chain.network) as Hex;
+    const [deposit] = await publicClient().readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: 'channels', args: [channelId] });
+    await payerSends('initiateWithdraw', [config, deposit]);
+    await service.percall.batchClaims!.runOnce();
+    const testClient = createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) });
+    await testClient.increaseTime({ seconds: 901 });
+    await testClient.mine({ blocks: 1 });
+    const buyerBefore = await usdcBalance(chain.rpcUrl, chain.usdc, chain.buyer.address);
+    await payerSends('finalizeWithdraw', [config]);
+    expect(await usdcBalance(chain.rpcUrl, chain.usdc, chain.buyer.address)).toBe(buyerBefore + deposit - 3n * PRICE);
+    const [, claimed] = await publicClient().readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: 'channels', args: [channelId] });
+    expect(claimed).toBe(3n * PRICE);
   });
 });

@@ -1,6 +1,9 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPayCommand } from '../src/client/pay-command.ts';
-import { DEV_ROLES, mintUsdc, usdcBalance } from '../src/devchain/contracts.ts';
+import { DEV_ROLES, devChain, mintUsdc, usdcBalance } from '../src/devchain/contracts.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { localSite } from './helpers/local-site.ts';
@@ -20,7 +23,14 @@ describe('the paying CLI on every rail', () => {
     chain = await startTestChain();
     service = await startTestService({
       chain,
-      env: { INFERENCE_API_URL: upstream.url, INFERENCE_API_KEY: 'sk-cli-test-key', PERCALL_FETCH_ALLOW_LOOPBACK: '1', MPP_SECRET_KEY: 'cli-test-secret-key-at-least-32-bytes-long' },
+      env: {
+        INFERENCE_API_URL: upstream.url,
+        INFERENCE_API_KEY: 'sk-cli-test-key',
+        PERCALL_FETCH_ALLOW_LOOPBACK: '1',
+        MPP_SECRET_KEY: 'cli-test-secret-key-at-least-32-bytes-long',
+        // No claim round in the middle of a test: the batch-settlement test counts blocks.
+        BATCH_CLAIM_INTERVAL_MS: '3600000',
+      },
     });
   });
   afterAll(async () => {
@@ -78,8 +88,40 @@ describe('the paying CLI on every rail', () => {
     expect(before - (await usdcBalance(chain.rpcUrl, chain.usdc, payer.address))).toBe(10_000n);
   });
 
+  it('--scheme batch-settlement: the first run deposits (one transaction), the next run reuses the channel with a voucher only', async () => {
+    const publicClient = createPublicClient({ chain: devChain(chain.rpcUrl, chain.chainId), transport: http(chain.rpcUrl), cacheTime: 0 });
+    const time = `${service.url}/api/v1/paid/time`;
+    const channelLine = /channel: +(0x[0-9a-f]{64}) balance (\d+\.\d+) USDC, charged (\d+\.\d+), claimed (\d+\.\d+)/;
+
+    const beforeDeposit = await publicClient.getBlockNumber();
+    const first = await pay(['GET', time, '--scheme', 'batch-settlement', '--deposit', '0.10']);
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toContain('HTTP 200');
+    expect(first.output).toContain('deposit:     0.10 USDC into the channel');
+    const afterDeposit = await publicClient.getBlockNumber();
+    expect(afterDeposit - beforeDeposit).toBe(1n); // the deposit, and nothing else
+
+    const second = await pay(['GET', time, '--scheme', 'batch-settlement']);
+    expect(second.code, second.output).toBe(0);
+    expect(second.output).toContain('transaction: -');
+    expect(second.output).toContain('deposit:     none (voucher only, nothing on chain)');
+    expect(await publicClient.getBlockNumber()).toBe(afterDeposit);
+
+    const [, firstChannel, firstBalance, firstCharged, firstClaimed] = channelLine.exec(first.output)!;
+    const [, secondChannel, secondBalance, secondCharged, secondClaimed] = channelLine.exec(second.output)!;
+    expect(secondChannel).toBe(firstChannel);
+    expect([firstBalance, firstCharged, firstClaimed]).toEqual(['0.10', '0.01', '0.00']);
+    expect([secondBalance, secondCharged, secondClaimed]).toEqual(['0.10', '0.02', '0.00']);
+    // The channel's salt and the client's record of it are in the data directory.
+    expect(await readdir(join(service.dataDir, 'batch-settlement', 'client'))).toEqual([`${firstChannel}.json`]);
+  });
+
   it('refuses combinations no rail offers', async () => {
     await expect(pay(['GET', `${service.url}/api/v1/paid/time`, '--network', 'solana', '--scheme', 'upto'])).rejects.toThrow(/EVM only/);
     await expect(pay(['GET', `${service.url}/api/v1/paid/time`, '--rail', 'lightning'])).rejects.toThrow(/--rail must be one of/);
+    await expect(pay(['GET', `${service.url}/api/v1/paid/time`, '--network', 'solana', '--scheme', 'batch-settlement'])).rejects.toThrow(/batch-settlement is offered on EVM only/);
+    await expect(pay(['GET', `${service.url}/api/v1/paid/time`, '--rail', 'mpp', '--scheme', 'batch-settlement'])).rejects.toThrow(/batch-settlement is an x402 scheme: drop --rail mpp/);
+    await expect(pay(['GET', `${service.url}/api/v1/paid/time`, '--deposit', '1'])).rejects.toThrow(/add --scheme batch-settlement/);
+    await expect(pay(['GET', `${service.url}/api/v1/paid/time`, '--scheme', 'batch-settlement', '--deposit', '0'])).rejects.toThrow(/--deposit must be more than 0/);
   });
 });

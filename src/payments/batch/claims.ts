@@ -55,6 +55,26 @@ export class BatchClaims {
     return round;
   }
 
+  /**
+   * Channels idle for BATCH_REFUND_IDLE_SECS with deposit left beyond what they were charged get it
+   * back, one channel at a time: the SDK's `refundIdleChannels` stops at the first failure (and a
+   * channel with nothing left reverts with ZeroRefund), which would hold up every channel after it.
+   */
+  private async refundIdle(manager: ReturnType<BatchSettlementEvmScheme['createChannelManager']>): Promise<void> {
+    const { store, log, network, scheme, refundIdleSeconds } = this.options;
+    const idleSince = Date.now() - refundIdleSeconds * 1000;
+    const idle = (await scheme.getStorage().list()).filter((c) => c.lastRequestTimestamp <= idleSince && BigInt(c.balance) > BigInt(c.chargedCumulativeAmount));
+    for (const channel of idle) {
+      try {
+        for (const refund of await manager.refund([channel.channelId])) {
+          await store.recordBatchTransaction({ kind: 'refund', network, txHash: refund.transaction, channelId: refund.channel });
+        }
+      } catch (error) {
+        log.warn({ err: describeError(error), channel: channel.channelId }, 'idle channel not refunded; tried again next round');
+      }
+    }
+  }
+
   private async round(refunds: boolean): Promise<void> {
     const { store, log, instanceId, intervalMs, network } = this.options;
     try {
@@ -69,11 +89,7 @@ export class BatchClaims {
         await store.recordBatchTransaction({ kind: 'settle', network, txHash: settled.transaction });
         log.info({ claims: claims.length, vouchers: claims.reduce((n, c) => n + c.vouchers, 0), settle: settled.transaction }, 'batch-settlement vouchers claimed and settled to PAY_TO');
       }
-      if (refunds) {
-        for (const refund of await manager.refundIdleChannels({ idleSecs: this.options.refundIdleSeconds })) {
-          await store.recordBatchTransaction({ kind: 'refund', network, txHash: refund.transaction, channelId: refund.channel });
-        }
-      }
+      if (refunds) await this.refundIdle(manager);
     } catch (error) {
       log.warn({ err: describeError(error) }, 'batch-settlement claim round failed; the vouchers stay stored and are claimed next round');
     }
