@@ -251,7 +251,8 @@ function printTelemetryCost({ on, off }: { on: ChallengeFigures; off: ChallengeF
     ['telemetry on', [on]],
     ['telemetry off', [off]],
   ]);
-  console.log(`difference: ${((1 - on.perSecond / off.perSecond) * 100).toFixed(1)}% (target: under 5%)`);
+  // Rates on two shared cores swing by more than 5% from run to run; CPU per request does not.
+  console.log(`difference: ${((on.cpuUs / off.cpuUs - 1) * 100).toFixed(1)}% more server CPU per 402, ${((1 - on.perSecond / off.perSecond) * 100).toFixed(1)}% fewer req/s (target: under 5%)`);
 }
 
 function printMcp({ http, mcp }: { http: PaidFigures; mcp: PaidFigures }): void {
