@@ -40,7 +40,8 @@ export async function ensureBuilt() {
   const { build } = await import('esbuild');
   const dir = `build-${Date.now()}-${process.pid}`;
   await build({
-    entryPoints: [join(root, 'src', 'main.ts')],
+    // The index worker (src/index/worker.ts) runs in a child process of its own: a second entry, index/worker.js.
+    entryPoints: [join(root, 'src', 'main.ts'), join(root, 'src', 'index', 'worker.ts')],
     outdir: join(dist, dir),
     bundle: true,
     splitting: true,

@@ -4,6 +4,10 @@ import { ALL_PRODUCTS } from './catalogue/all.ts';
 import { Catalogue, withUpstreams } from './catalogue/index.ts';
 import { ChatUpstream } from './providers/llm.ts';
 import { browserAvailable } from './providers/browser.ts';
+import type { ChainProviders } from './providers/chains.ts';
+import type { IndexService } from './index/service.ts';
+import { registerAnalyticsRoutes } from './http/analytics-routes.ts';
+import type { UpstreamProvider } from './products/kit/index.ts';
 import { INFERENCE_MODELS } from './catalogue/models.ts';
 import type { AvailableProduct, Product } from './catalogue/types.ts';
 import type { Hex } from 'viem';
@@ -63,6 +67,10 @@ export interface PercallOptions {
    * it (BATCH_AUTHORIZER_KEY; the dev stack supplies a key of the public test mnemonic).
    */
   batchAuthorizerKey?: Hex;
+  /** The chains products read (dev: the local chains; production: EVM_RPC_URLS, SOLANA_RPC_URL). */
+  chains?: ChainProviders;
+  /** The block index (src/index/), when INDEX_CHAINS names chains: analytics-query is on sale with it. */
+  index?: IndexService;
 }
 
 export interface Percall {
@@ -86,7 +94,7 @@ export interface Percall {
 export async function createPercall(options: PercallOptions): Promise<Percall> {
   const { config, log, store } = options;
   const llm = config.inference ? new ChatUpstream(config.inference) : undefined;
-  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : [])])));
+  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : []), ...chainUpstreams(options.chains), ...(options.index ? (['index'] as const) : [])]), options.chains?.evmChains));
   const evmOffer = options.offers.find((o) => o.family === 'evm');
   const batch =
     evmOffer && options.batchAuthorizerKey
@@ -115,7 +123,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   });
   // The same tick is the heartbeat: it must come well within the owner timeout.
   await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
-  const runner = new ProductRunner(catalogue, config.fetchPolicy, llm, undefined, config.browserTimeLimits);
+  const runner = new ProductRunner(catalogue, config.fetchPolicy, llm, undefined, config.browserTimeLimits, options.chains, options.index);
   const gate = new PaymentGate({
     runner,
     rail,
@@ -148,6 +156,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     excluded: (product, surface) => rail.excludedFor(product, surface),
     models: INFERENCE_MODELS,
     startedAt: new Date(),
+    ...(options.index ? { savedQueries: () => options.index!.savedQueriesSnapshot() } : {}),
     ...(mpp ? { mpp: { methods: [...mpp.methods], accepts: (product, surface) => surface === 'http' && mppAccepts(product) } } : {}),
   };
   registerFreeRoutes(app, discovery);
@@ -175,6 +184,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const paidRouteDeps = { catalogue, checkout, gate, mpp, limiter, trustedProxyHeader: config.trustedProxyHeader, maxBodyBytes: config.maxBodyBytes, publicBaseUrl };
   registerPaidRoutes(app, paidRouteDeps);
   registerOrderRoutes(app, paidRouteDeps);
+  if (options.index) registerAnalyticsRoutes(app, { index: options.index, limiter, adminToken: config.adminToken });
 
   app.notFound((c) => {
     // A known path asked with a method it does not serve is a 405, not a 404.
@@ -214,6 +224,12 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     await telemetry.stop();
   };
   return { app, catalogue, rail, gate, store, telemetry, reconciler, keys, instanceId: config.instanceId, ...(batchClaims ? { batchClaims } : {}), stop };
+}
+
+/** The chain upstreams a set of providers gives: `evm` for any EVM chain, `evm:base`, `solana`. */
+function chainUpstreams(chains: ChainProviders | undefined): UpstreamProvider[] {
+  if (!chains) return [];
+  return [...(chains.evmChains.length > 0 ? (['evm'] as const) : []), ...(chains.evm('base') ? (['evm:base'] as const) : []), ...(chains.solana ? (['solana'] as const) : [])];
 }
 
 /**

@@ -7,6 +7,8 @@ import { tempoConfigFromEnv, type TempoRailConfig } from './payments/mpp/index.t
 import { policyFromEnv, type FetchPolicy } from './providers/safe-fetch.ts';
 import { parseRateLimits, type RateLimits } from './http/rate-limit.ts';
 import { HOST_ENTRY } from './http/host-guard.ts';
+import { parseEvmRpcUrls, type EvmChainName } from './providers/chains.ts';
+import { indexSettingsFromEnv, type IndexSettings } from './index/settings.ts';
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x + 40 hex characters');
 
@@ -48,6 +50,12 @@ const EnvSchema = z.object({
    */
   FACILITATOR_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x + 64 hex characters').optional(),
   EVM_RPC_URL: z.url().optional(),
+  /** Chain products: `base=https://…|https://…,ethereum=https://…` (several endpoints of a chain tried in order). */
+  EVM_RPC_URLS: z.string().optional(),
+  /** Requests per second this instance sends to each chain RPC endpoint at most (its plan's budget). */
+  RPC_BUDGET_PER_SECOND: z.coerce.number().positive().max(100_000).default(25),
+  /** Time limit of one request to one chain RPC endpoint. */
+  RPC_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(5_000),
   FACILITATOR_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** On SIGTERM: how long in-flight calls may take to finish before their connections are cut. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(30_000),
@@ -145,6 +153,10 @@ export interface Config {
   /** Built-in facilitator in production: gas wallet key (never logged) and the chain's RPC. */
   facilitatorKey?: `0x${string}`;
   evmRpcUrl?: string;
+  /** What chain products read (see providers/chains.ts); the URLs are never logged. */
+  chains: { evmRpcUrls: Partial<Record<EvmChainName, string[]>>; budgetPerSecond: number; timeoutMs: number };
+  /** The block index and analytics-query (see src/index/settings.ts: INDEX_*, ANALYTICS_*). */
+  index: IndexSettings;
   facilitatorTimeoutMs: number;
   shutdownGraceMs: number;
   /** x402 batch-settlement channels (see src/payments/batch). */
@@ -191,6 +203,22 @@ function tempoFromEnv(env: NodeJS.ProcessEnv): TempoRailConfig | undefined {
   }
 }
 
+function evmRpcUrlsFrom(text: string | undefined): Partial<Record<EvmChainName, string[]>> {
+  try {
+    return parseEvmRpcUrls(text);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: EVM_RPC_URLS: ${(error as Error).message}`);
+  }
+}
+
+function indexFrom(env: NodeJS.ProcessEnv, mode: 'dev' | 'production'): IndexSettings {
+  try {
+    return indexSettingsFromEnv(env, mode);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
+}
+
 /** Reads the typed config from the environment; every setting has an embedded default for dev mode. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
@@ -217,6 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     facilitatorUrl: e.FACILITATOR_URL,
     facilitatorKey: e.FACILITATOR_PRIVATE_KEY as `0x${string}` | undefined,
     evmRpcUrl: e.EVM_RPC_URL,
+    chains: { evmRpcUrls: evmRpcUrlsFrom(e.EVM_RPC_URLS), budgetPerSecond: e.RPC_BUDGET_PER_SECOND, timeoutMs: e.RPC_TIMEOUT_MS },
+    index: indexFrom(env, e.PERCALL_MODE),
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     browserTimeLimits: { loadMs: e.BROWSER_LOAD_TIMEOUT_MS, actionMs: e.BROWSER_ACTION_TIMEOUT_MS },

@@ -20,6 +20,10 @@ const SECRET_FIELDS = [
   'apiKey',
   'adminToken',
   'databaseUrl',
+  // RPC endpoints often carry an API key in their URL.
+  'evmRpcUrl',
+  'evmRpcUrls',
+  'rpcUrls',
   'connectionString',
   'signature',
   'authorization',

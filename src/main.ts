@@ -12,6 +12,9 @@ usage:
                                         pay a route with the official clients and print the result
   percall research register|evaluate|abandon|list   the operator's research log (needs ADMIN_TOKEN)
   percall catalogue [ID|TOOL] [--json]  the products as declared: the whole table, or one product with its schemas
+  percall index backfill --chain CHAIN --from N [--to M] | status
+                                        the block index: backfill a block range (progress: blocks/s, rows/s, ETA), or its status
+  percall queries add|list|remove       the saved analytics queries (analytics-query by number; add/remove need ADMIN_TOKEN)
 
 Configuration is read from the environment; see README.md.`;
 
@@ -37,6 +40,7 @@ async function start(): Promise<void> {
             ]
           : []),
         `  mpp       on the routes marked mpp (WWW-Authenticate: Payment, evm charge)`,
+        ...(service.index ? [`  index     ${[...service.index.chains()].map(([c, n]) => `${c} (${n})`).join(', ')} from genesis into ${config.index.path ?? `${config.dataDir}/index.duckdb`} (analytics-query)`] : []),
         '',
         `try: npx percall pay GET ${d.baseUrl}/api/v1/paid/time`,
         ...(service.solanaDev ? [`     npx percall pay GET ${d.baseUrl}/api/v1/paid/time --network solana`] : []),
@@ -71,6 +75,10 @@ async function main(argv: string[]): Promise<number | undefined> {
       return runResearchCommand(rest);
     case 'catalogue':
       return (await import('./catalogue/catalogue-command.ts')).runCatalogueCommand(rest);
+    case 'index':
+      return (await import('./index/index-command.ts')).runIndexCommand(rest);
+    case 'queries':
+      return (await import('./index/queries-command.ts')).runQueriesCommand(rest);
     case 'help':
     case '--help':
     case '-h':

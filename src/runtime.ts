@@ -9,7 +9,7 @@ import type { SolanaDevChain, SolanaDevInfo } from './devchain/solana.ts';
 import { createLocalSvmFacilitator } from './payments/svm-facilitator.ts';
 import { createPercall, type Percall } from './app.ts';
 import type { Product } from './catalogue/types.ts';
-import type { Config } from './config.ts';
+import { BASE_MAINNET, type Config } from './config.ts';
 import { devStatePath, startDevChain, type DevChain, type DevInfo } from './devchain/stack.ts';
 import { DEV_ROLES } from './devchain/contracts.ts';
 import { describeError, type Logger } from './log.ts';
@@ -19,6 +19,9 @@ import { listen } from './server.ts';
 import { evmSettlementChain } from './payments/settlement-chain.ts';
 import { solanaSettlementChain } from './payments/solana-settlement-chain.ts';
 import type { Store } from './store/types.ts';
+import { startIndex } from './index/start.ts';
+import type { IndexService } from './index/service.ts';
+import { createChainProviders, type ChainProviders, type ChainSettings, type EvmChainName, type EvmChainSettings } from './providers/chains.ts';
 
 export interface RunningService {
   /** Public base URL (PUBLIC_BASE_URL, or the listening address). */
@@ -31,6 +34,8 @@ export interface RunningService {
   /** Present in dev mode with the Solana leg. */
   solanaDev?: SolanaDevInfo;
   devChain?: DevChain;
+  /** The block index, when this instance runs one (INDEX_CHAINS). */
+  index?: IndexService;
   /** Graceful: stops accepting, lets in-flight calls settle, then closes the store and the chain. */
   stop(): Promise<void>;
 }
@@ -157,9 +162,17 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const solanaRpcUrl = solanaChain?.rpcUrl ?? config.solana.rpcUrl;
     const solanaNetwork = solanaChain?.network ?? config.solana.network;
     const solanaReader = solanaRpcUrl ? solanaSettlementChain(solanaRpcUrl) : undefined;
+    const chainSet = chainSettings(config, devChain, solanaChain, log);
+    const chains = createChainProviders(chainSet);
+    // The block index (INDEX_CHAINS; dev: the local chain from genesis) in its own process, started in the background.
+    const index = startIndex(config, chainSet, store, log);
+    if (index) cleanups.push(() => index.stop());
+    if (config.mode === 'production') void checkChainIds(chains, log);
     const listener = await listen(config.port, config.host);
     const baseUrl = config.publicBaseUrl ?? listener.url;
     const percall = await createPercall({
+      chains,
+      ...(index ? { index } : {}),
       config,
       log,
       store,
@@ -197,10 +210,51 @@ export async function startService(options: StartOptions): Promise<RunningServic
       if (solanaDev) await writeFile(join(config.dataDir, 'dev-solana.json'), `${JSON.stringify(solanaDev, null, 2)}\n`, { mode: 0o600 });
     }
     log.info({ url: baseUrl, mode: config.mode, network: offer.network, payTo: offer.payTo }, 'percall listening');
-    return { url: baseUrl, localUrl: listener.url, percall, dev, devChain, ...(solanaDev ? { solanaDev } : {}), stop: cleanup };
+    return { url: baseUrl, localUrl: listener.url, percall, dev, devChain, ...(solanaDev ? { solanaDev } : {}), ...(index ? { index } : {}), stop: cleanup };
   } catch (error) {
     await cleanup();
     throw error;
+  }
+}
+
+/** Requests per second a local dev chain takes from this process (it has no plan to protect). */
+const LOCAL_CHAIN_BUDGET = 10_000;
+
+/**
+ * The chains products read. Dev mode: `base` is the local anvil chain (its responses say
+ * `network: eip155:31337`) and Solana the in-process VM; other EVM chains come from EVM_RPC_URLS.
+ * Production: EVM_RPC_URLS, with `base` falling back to EVM_RPC_URL when EVM_NETWORK is Base; Solana
+ * from SOLANA_RPC_URL.
+ */
+function chainSettings(config: Config, devChain: DevChain | undefined, solanaChain: SolanaDevChain | undefined, log: Logger): ChainSettings {
+  const urls = { ...config.chains.evmRpcUrls };
+  const evm: EvmChainSettings[] = [];
+  if (devChain) {
+    if (urls.base) log.warn('dev mode: EVM_RPC_URLS base=… is ignored, base is the local dev chain');
+    delete urls.base;
+    evm.push({ chain: 'base', urls: [devChain.rpcUrl], chainId: devChain.chainId, usdc: devChain.usdc, budgetPerSecond: LOCAL_CHAIN_BUDGET });
+  } else if (!urls.base && config.evmRpcUrl && config.evm.network === BASE_MAINNET.network) {
+    urls.base = [config.evmRpcUrl];
+  }
+  for (const [chain, list] of Object.entries(urls) as [EvmChainName, string[]][]) evm.push({ chain, urls: list });
+  const solana = solanaChain
+    ? { url: solanaChain.rpcUrl, network: solanaChain.network as `solana:${string}`, usdcMint: solanaChain.mint, budgetPerSecond: LOCAL_CHAIN_BUDGET }
+    : config.solana.rpcUrl
+      ? { url: config.solana.rpcUrl, network: config.solana.network, usdcMint: config.solana.usdc }
+      : undefined;
+  return { evm, ...(solana ? { solana } : {}), budgetPerSecond: config.chains.budgetPerSecond, timeoutMs: config.chains.timeoutMs };
+}
+
+/** Warns (without the URL) when an EVM_RPC_URLS entry answers for another chain than its name. */
+async function checkChainIds(chains: ChainProviders, log: Logger): Promise<void> {
+  for (const name of chains.evmChains) {
+    const provider = chains.evm(name)!;
+    try {
+      const actual = await provider.client.getChainId();
+      if (actual !== provider.chainId) log.warn({ chain: name, expected: provider.chainId, actual }, 'EVM_RPC_URLS: an endpoint answers for another chain than its name');
+    } catch (error) {
+      log.warn({ chain: name, err: describeError(error) }, 'EVM_RPC_URLS: chain not reachable at start');
+    }
   }
 }
 

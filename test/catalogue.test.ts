@@ -156,8 +156,25 @@ describe('catalogue', () => {
         'GET /api/v1/research-answer/preview',
         'POST /api/v1/run-python/validate',
         'GET /api/v1/run-python/example',
+        'GET /api/v1/analytics-query/executions/{execution_id}',
+        'GET /api/v1/analytics-query/queries',
       ].sort(),
     );
+  });
+
+  it('sells the chain products only where their chain is configured, and a `chain` only among those configured', () => {
+    const none = withUpstreams(products, new Set());
+    for (const id of ['base-block-number', 'proxy-implementation', 'solana-priority-fee']) expect(none.find((p) => p.id === id)!.status, id).toBe('unavailable');
+    const sold = withUpstreams(products, new Set(['evm', 'evm:base']), ['base']);
+    const proxy = sold.find((p) => p.id === 'proxy-implementation')!;
+    expect(proxy.status).toBe('available');
+    expect(sold.find((p) => p.id === 'solana-ops-context')!.status).toBe('unavailable');
+    const refused = proxy.input.safeParse({ address: '0x' + 'a'.repeat(40), chain: 'ethereum' });
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues[0]).toMatchObject({ path: ['chain'], params: { status: 422, code: 'chain_not_configured' } });
+    expect(proxy.input.safeParse({ address: '0x' + 'a'.repeat(40) }).success).toBe(true);
+    // The published schema is the declaration's.
+    expect(z.toJSONSchema(proxy.input, { io: 'input' })).toEqual(z.toJSONSchema(byId('proxy-implementation').input, { io: 'input' }));
   });
 
   it('sells the inference products only where an upstream is configured', () => {
@@ -171,7 +188,13 @@ describe('catalogue', () => {
   });
 
   it('sells exactly the implemented products', () => {
-    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'chat-completion', 'echo', 'endpoint-task-evaluation', 'inference', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify']);
+    const chain = ['base-block-number', 'base-gas-price', 'base-transfer-search-rpc', 'base-tx-status', 'base-usdc-balance', 'base-usdc-transfer-check', 'proxy-implementation', 'solana-ops-context', 'solana-priority-fee'];
+    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'chat-completion', 'echo', 'endpoint-task-evaluation', 'inference', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify', ...chain, 'analytics-query'].sort());
+  });
+
+  it('sells analytics-query only where a block index runs', () => {
+    expect(withUpstreams(products, new Set()).find((p) => p.id === 'analytics-query')!.status).toBe('unavailable');
+    expect(withUpstreams(products, new Set(['index'])).find((p) => p.id === 'analytics-query')!.status).toBe('available');
   });
 });
 

@@ -14,8 +14,9 @@ import { useTestService } from './helpers/service.ts';
 let chain: DevChain;
 let service: RunningService;
 // The test services run without an inference upstream (and with the browser where it can be isolated),
-// so they sell what withUpstreams leaves.
-const catalogue = new Catalogue(withUpstreams(ALL_PRODUCTS, new Set(browserAvailable() ? (['browser'] as const) : [])));
+// reading their dev chains (anvil as base, the Solana VM), so they sell what withUpstreams leaves.
+const DEV_CHAINS = ['evm', 'evm:base', 'solana'] as const;
+const catalogue = new Catalogue(withUpstreams(ALL_PRODUCTS, new Set([...DEV_CHAINS, ...(browserAvailable() ? (['browser'] as const) : [])]), ['base']));
 const availableHttp = catalogue.available('http');
 const unavailableHttp = catalogue.httpProducts().filter((p) => p.status !== 'available');
 
@@ -29,7 +30,8 @@ async function getJson<T>(path: string): Promise<T> {
 
 describe('discovery documents of the running service', () => {
   it('the implemented products are on sale; everything else is declared but unavailable', () => {
-    expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'purchase-web-extraction-sample', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify']);
+    const chain = ['base-block-number', 'base-gas-price', 'base-tx-status', 'base-usdc-balance', 'base-usdc-transfer-check', 'proxy-implementation', 'solana-ops-context'];
+    expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'purchase-web-extraction-sample', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify', ...chain].sort());
     expect(unavailableHttp.length).toBeGreaterThan(50);
   });
 

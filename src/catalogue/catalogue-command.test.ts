@@ -19,7 +19,7 @@ describe('percall catalogue', () => {
     expect(lines.find((l) => l.startsWith('time '))).toMatch(/^time\s+available\s+utility\s+GET \/api\/v1\/paid\/time\s+0\.01\s+server_time\s+0\.01\s+fixed\s+x402 evm,solana$/);
     expect(lines.find((l) => l.startsWith('inference '))).toMatch(/upto 1\.00/);
     expect(lines.find((l) => l.startsWith('mpp-route '))).toMatch(/x402 evm,solana \+ mpp$/);
-    expect(out).toContain(`${ALL_PRODUCTS.length} products, 17 available`);
+    expect(out).toContain(`${ALL_PRODUCTS.length} products, ${ALL_PRODUCTS.filter((p) => p.status === 'available').length} available`);
   });
 
   it('prints one product by id or by tool name, with its input and output schemas', () => {

@@ -1,4 +1,5 @@
-import { unavailable, type AvailableProduct, type Product, type Surface, type UpstreamProvider } from '../products/kit/index.ts';
+import { z } from 'zod';
+import { CHAIN_NOT_CONFIGURED, unavailable, type AvailableProduct, type Product, type Surface, type UpstreamProvider } from '../products/kit/index.ts';
 
 export type { AvailableProduct, Product, Surface } from '../products/kit/index.ts';
 
@@ -16,16 +17,40 @@ export function isAvailable(product: Product): product is AvailableProduct {
 const MISSING_UPSTREAM: Record<UpstreamProvider, string> = {
   llm: 'this instance has no inference upstream configured (INFERENCE_API_KEY)',
   browser: 'this instance has no isolated headless browser (a Chromium, CHROMIUM_PATH, that can run in its own network namespace: root with unshare, or bwrap)',
+  evm: 'this instance reads no EVM chain (EVM_RPC_URLS)',
+  'evm:base': 'this instance has no Base JSON-RPC configured (EVM_RPC_URLS, base=…)',
+  solana: 'this instance has no Solana JSON-RPC configured (SOLANA_RPC_URL)',
+  index: 'this instance runs no block index (INDEX_CHAINS)',
 };
 
-/** The declarations as sold on this instance: a product whose upstream is not configured is unavailable. */
-export function withUpstreams(products: readonly Product[], configured: ReadonlySet<UpstreamProvider>): Product[] {
+/**
+ * The declarations as sold on this instance: a product whose upstream is not configured is
+ * unavailable. A product that needs `evm` and takes a `chain` field is sold for `evmChains` (the EVM
+ * chains this instance reads) only: another chain is refused before payment (422 `chain_not_configured`),
+ * so the unpaid 402 already says so.
+ */
+export function withUpstreams(products: readonly Product[], configured: ReadonlySet<UpstreamProvider>, evmChains: readonly string[] = []): Product[] {
   return products.map((product) => {
     const missing = product.requires?.find((need) => !configured.has(need));
-    if (!missing || product.status !== 'available') return product;
+    if (product.status !== 'available') return product;
+    if (!missing) return product.requires?.includes('evm') ? forConfiguredChains(product, evmChains) : product;
     const { run: _run, status: _status, ...declaration } = product;
     return unavailable({ ...declaration, reason: MISSING_UPSTREAM[missing] });
   });
+}
+
+/** The product with its `chain` field limited to the chains configured (its published schema unchanged). */
+function forConfiguredChains(product: AvailableProduct, chains: readonly string[]): AvailableProduct {
+  const input = product.input;
+  if (!(input instanceof z.ZodObject) || !('chain' in input.shape)) return product;
+  const which = chains.length > 0 ? `configured here: ${chains.join(', ')}` : 'no EVM chain is configured here';
+  const limited = input.superRefine((value, ctx) => {
+    const chain = (value as { chain?: unknown }).chain;
+    if (typeof chain === 'string' && !chains.includes(chain)) {
+      ctx.addIssue({ code: 'custom', path: ['chain'], message: `chain ${chain} is not configured on this instance (${which})`, params: { status: 422, code: CHAIN_NOT_CONFIGURED } });
+    }
+  });
+  return { ...product, input: limited };
 }
 
 /**

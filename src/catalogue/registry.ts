@@ -16,7 +16,17 @@ import { x401BatchExtract } from '../products/web/x401-batch-extract/index.ts';
 import { purchaseWebExtractionSample } from '../products/web/purchase-web-extraction-sample/index.ts';
 import { purchaseWebsiteDecisionPacket } from '../products/web/purchase-website-decision-packet/index.ts';
 import * as web from '../products/web/planned.ts';
+import { baseBlockNumber } from '../products/chain/base-block-number/index.ts';
+import { baseGasPrice } from '../products/chain/base-gas-price/index.ts';
+import { baseTxStatus } from '../products/chain/base-tx-status/index.ts';
+import { baseTransferSearchRpc } from '../products/chain/base-transfer-search-rpc/index.ts';
+import { baseUsdcBalance } from '../products/chain/base-usdc-balance/index.ts';
+import { baseUsdcTransferCheck } from '../products/chain/base-usdc-transfer-check/index.ts';
+import { proxyImplementation } from '../products/chain/proxy-implementation/index.ts';
+import { solanaOpsContext } from '../products/chain/solana-ops-context/index.ts';
+import { solanaPriorityFee } from '../products/chain/solana-priority-fee/index.ts';
 import * as chain from '../products/chain/planned.ts';
+import { analyticsQuery } from '../products/chain/analytics-query/index.ts';
 import * as bazaar from '../products/bazaar/planned.ts';
 import * as text from '../products/text/planned.ts';
 import * as research from '../products/research/planned.ts';
@@ -52,22 +62,22 @@ export const DOMAINS: readonly Domain[] = [
     web.tweetsSearch,
   ]),
   domain('chain', [
-    chain.analyticsQuery,
+    analyticsQuery,
     chain.tokenMetrics,
     chain.walletAnalyze,
     chain.walletSpy,
-    chain.baseBlockNumber,
-    chain.baseGasPrice,
-    chain.baseTxStatus,
+    baseBlockNumber,
+    baseGasPrice,
+    baseTxStatus,
     chain.baseTransferSearch,
-    chain.baseTransferSearchRpc,
-    chain.baseUsdcBalance,
-    chain.baseUsdcTransferCheck,
+    baseTransferSearchRpc,
+    baseUsdcBalance,
+    baseUsdcTransferCheck,
     chain.baseWalletProfile,
     chain.tokenFlowActivity,
-    chain.proxyImplementation,
-    chain.solanaOpsContext,
-    chain.solanaPriorityFee,
+    proxyImplementation,
+    solanaOpsContext,
+    solanaPriorityFee,
   ]),
   domain('bazaar', [
     bazaar.bazaarPulse,

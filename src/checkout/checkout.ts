@@ -77,7 +77,7 @@ export class Checkout {
     const { door, method } = request;
     const declared = product.http?.method;
     if (door.kind === 'route' && !QUOTED_METHODS.has(method ?? '')) return methodNotAllowed(method ?? '', declared!);
-    const methodMatches = door.kind !== 'route' || method === declared || (method === 'HEAD' && declared === 'GET');
+    const methodMatches = door.kind !== 'route' || method === declared || (method === 'HEAD' && declared === 'GET') || (method === 'GET' && product.http?.queryToo === true);
     const read = await this.read(request, product, methodMatches);
     const sale: Sale = { request, product, read, methodMatches };
     // MCP answers bad arguments as a protocol error, before proof or payment: nothing is signed in vain.
@@ -119,7 +119,7 @@ export class Checkout {
       }
       this.deps.telemetry.challenge(endpoint, caller.origin());
       // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
-      const inputError = read.input && !read.input.ok ? `invalid_input: ${fieldList(read.input.errors, read.at)}` : undefined;
+      const inputError = read.input && !read.input.ok ? `${read.input.code ?? 'invalid_input'}: ${fieldList(read.input.errors, read.at)}` : undefined;
       // The MCP transport names the reason of every payment-required result.
       const error = inputError ?? (door.kind === 'tool' ? 'payment_required' : undefined);
       return { kind: 'quote', product, quote: quote(error), offerMpp: door.kind === 'route' && this.takesMpp(product) };
@@ -203,7 +203,7 @@ export class Checkout {
     const raw = request.input;
     if (raw.kind === 'value') return { json: raw.value, input: validate(product.input, raw.value), ...(raw.at ? { at: raw.at } : {}) };
     if (!methodMatches) return {};
-    if (product.http!.method === 'GET') return { input: validate(product.input, raw.query()) };
+    if (product.http!.method === 'GET' || request.method === 'GET') return { input: validate(product.input, raw.query()) };
     const text = await raw.body();
     if (text === undefined) return { input: { ok: false, status: 413, errors: [{ field: 'body', message: `larger than ${this.deps.maxBodyBytes} bytes` }] } };
     const json = parseJsonBody(text);
@@ -212,7 +212,9 @@ export class Checkout {
 
   private inputProblem(input: Extract<InputResult, { ok: false }>, at: string | undefined): ProblemResult {
     if (input.status === 413) return problemResult(problems.tooLarge(this.deps.maxBodyBytes));
-    return problemResult(problems.invalidInput(at ? input.errors.map((e) => ({ field: `${at}.${e.field}`, message: e.message })) : input.errors));
+    const errors = at ? input.errors.map((e) => ({ field: `${at}.${e.field}`, message: e.message })) : input.errors;
+    if (input.status === 422 && input.code) return problemResult(problems.refusedInput(input.code, errors));
+    return problemResult(problems.invalidInput(errors));
   }
 
   /** The x402 terms at this door; products with a free tier also invite a wallet proof (fresh nonce each time). */

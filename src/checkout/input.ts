@@ -5,7 +5,8 @@ import type { FieldError } from './problems.ts';
 /** A product's input after parsing and validation: the value, or the fields that are wrong. */
 export type InputResult =
   | { ok: true; value: unknown }
-  | { ok: false; status: 400 | 413; errors: FieldError[] };
+  /** `code`: a check of this instance refused it (422, e.g. `chain_not_configured`) rather than the schema. */
+  | { ok: false; status: 400 | 413 | 422; errors: FieldError[]; code?: string };
 
 /** Parses a JSON body text; an empty body is an empty object. */
 export function parseJsonBody(text: string): InputResult {
@@ -42,9 +43,9 @@ export function validate(schema: z.ZodType, value: unknown): InputResult {
   if (!withinDepth(value, MAX_INPUT_DEPTH)) return TOO_DEEP;
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return {
-    ok: false,
-    status: 400,
-    errors: parsed.error.issues.map((issue) => ({ field: issue.path.length ? issue.path.join('.') : 'body', message: issue.message })),
-  };
+  const errors = parsed.error.issues.map((issue) => ({ field: issue.path.length ? issue.path.join('.') : 'body', message: issue.message }));
+  // A custom issue may say it is not a schema error but this instance's refusal (see catalogue withUpstreams).
+  const params = parsed.error.issues.map((issue) => (issue.code === 'custom' ? (issue.params as { status?: unknown; code?: unknown } | undefined) : undefined)).find((p) => p?.status === 422);
+  if (params && typeof params.code === 'string') return { ok: false, status: 422, code: params.code, errors };
+  return { ok: false, status: 400, errors };
 }

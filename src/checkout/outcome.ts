@@ -31,7 +31,7 @@ export function productFailure(product: Product, label: string, error: unknown, 
   if (error instanceof ProductInputError) {
     const problem: Problem = {
       status: error.status,
-      code: 'input-rejected',
+      code: error.code ?? 'input-rejected',
       title: 'The product rejected the input',
       detail: `${error.message}. The payment was not settled, nothing was charged`,
       ...(error.field ? { errors: [{ field: error.field, message: error.message }] } : {}),
@@ -43,11 +43,11 @@ export function productFailure(product: Product, label: string, error: unknown, 
     const problem: Problem = {
       status: error.status,
       code: 'upstream-failed',
-      title: error.status === 504 ? 'An upstream did not answer in time' : 'An upstream gave no usable answer',
+      title: error.status === 504 ? 'An upstream did not answer in time' : error.status === 503 ? 'An upstream is busy' : 'An upstream gave no usable answer',
       detail: `${error.message}. The payment was not settled, nothing was charged`,
       ...(error.field ? { errors: [{ field: error.field, message: error.message }] } : {}),
     };
-    return problemResult(problem, { message: `${error.message}. Nothing was charged` });
+    return problemResult(problem, { message: `${error.message}. Nothing was charged`, ...(error.status === 503 ? { retryAfter: 1 } : {}) });
   }
   if (error instanceof ProductTimeoutError) {
     log.warn({ product: product.id }, 'product over its time limit');

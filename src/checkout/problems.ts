@@ -41,6 +41,14 @@ export const problems = {
     detail: errors.map((e) => `${e.field}: ${e.message}`).join('; '),
     errors,
   }),
+  /** Valid input this instance cannot serve (e.g. `chain_not_configured`): 422, checked before payment. */
+  refusedInput: (code: string, errors: FieldError[]): Problem => ({
+    status: 422,
+    code,
+    title: 'Input not served by this instance',
+    detail: `${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}. Nothing was charged`,
+    errors,
+  }),
   tooLarge: (limit: number): Problem => ({
     status: 413,
     code: 'payload-too-large',

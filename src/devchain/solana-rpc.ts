@@ -45,6 +45,13 @@ const MAX_BODY_BYTES = 1 << 20;
 const RENT_EXEMPT_EPOCH = 18_446_744_073_709_551_615n;
 const TOKEN_PROGRAMS = new Set(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb']);
 const TOKEN_ACCOUNT_LEN = 165;
+const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+/** ComputeBudgetInstruction::SetComputeUnitPrice: tag 3, then u64 micro-lamports per compute unit. */
+const SET_COMPUTE_UNIT_PRICE = 3;
+/** A node's prioritization-fee cache holds this many recent blocks. */
+const PRIORITIZATION_FEE_SLOTS = 150n;
+/** getRecentPrioritizationFees takes at most this many addresses. */
+const MAX_PRIORITIZATION_FEE_ADDRESSES = 128;
 const MINT_LEN = 82;
 
 // litesvm exposes these as `const enum`s (numbers at runtime); the order is Solana's own
@@ -143,6 +150,33 @@ interface Status {
   err: WireError | null;
 }
 
+/**
+ * What agave's prioritization-fee cache keeps of one block: the smallest compute-unit price of its
+ * landed transactions, and per account write-locked in it the smallest price of those locking it.
+ */
+interface SlotFees {
+  min: bigint;
+  writable: Map<string, bigint>;
+}
+
+/** A transaction's compute-unit price (micro-lamports; 0 without SetComputeUnitPrice) and the accounts it write-locks. */
+function feeFacts(tx: Transaction): { price: bigint; writable: string[] } {
+  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const { numSignerAccounts, numReadonlySignerAccounts, numReadonlyNonSignerAccounts } = message.header;
+  const accounts = message.staticAccounts.map(String);
+  const writable = accounts.filter(
+    (_, index) => index < numSignerAccounts - numReadonlySignerAccounts || (index >= numSignerAccounts && index < accounts.length - numReadonlyNonSignerAccounts),
+  );
+  let price = 0n;
+  // Version-1 messages carry the price in their config values instead; the shim's clients send legacy and v0.
+  for (const ix of 'instructions' in message ? message.instructions : []) {
+    const data = ix.data;
+    if (accounts[ix.programAddressIndex] !== COMPUTE_BUDGET_PROGRAM || !data || data.length < 9 || data[0] !== SET_COMPUTE_UNIT_PRICE) continue;
+    price = new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(1, true);
+  }
+  return { price, writable };
+}
+
 interface ExecutionResult {
   err: WireError | null;
   /** Absent when the transaction was rejected before it reached the VM. */
@@ -163,6 +197,8 @@ class Ledger {
    * facilitator simulates the buyer-signed, fee-payer-unsigned transaction in verify).
    */
   private readonly processed = new Map<string, string>();
+  /** Prioritization fees of the recent slots in which transactions landed, oldest first. */
+  private readonly fees = new Map<bigint, SlotFees>();
 
   constructor(
     readonly svm: LiteSVM,
@@ -248,7 +284,43 @@ class Ledger {
     return { err: null, meta: result };
   }
 
+  /**
+   * getRecentPrioritizationFees as agave answers it, from the transactions this ledger processed:
+   * for each recent slot with landed transactions, the slot's smallest compute-unit price, raised to
+   * the largest of the given accounts' own minimums (each the smallest price of the slot's
+   * transactions write-locking that account).
+   */
+  prioritizationFees(accounts: string[]): { slot: bigint; prioritizationFee: bigint }[] {
+    const oldest = this.tick() - PRIORITIZATION_FEE_SLOTS;
+    const out: { slot: bigint; prioritizationFee: bigint }[] = [];
+    for (const [slot, fees] of this.fees) {
+      if (slot <= oldest) {
+        this.fees.delete(slot);
+        continue;
+      }
+      let fee = fees.min;
+      for (const account of accounts) {
+        const own = fees.writable.get(account);
+        if (own !== undefined && own > fee) fee = own;
+      }
+      out.push({ slot, prioritizationFee: fee });
+    }
+    return out;
+  }
+
+  private recordFees(tx: Transaction): void {
+    const { price, writable } = feeFacts(tx);
+    let fees = this.fees.get(this.slot);
+    if (!fees) this.fees.set(this.slot, (fees = { min: price, writable: new Map() }));
+    if (price < fees.min) fees.min = price;
+    for (const account of writable) {
+      const own = fees.writable.get(account);
+      if (own === undefined || price < own) fees.writable.set(account, price);
+    }
+  }
+
   private record(tx: Transaction, signature: string, err: WireError | null): void {
+    this.recordFees(tx);
     this.statuses.set(signature, { slot: this.slot, err });
     this.processed.set(messageHash(tx), signature);
     if (this.processed.size > MAX_STATUSES) {
@@ -400,6 +472,12 @@ function methods(ledger: Ledger): Record<string, (params: unknown[]) => unknown>
       return { context: context(), value: params[0].map((a) => encodeAccount(parseAddress(a), cfg)) };
     },
     getTokenAccountBalance: (params) => ({ context: context(), value: tokenAmount(parseAddress(params[0])) }),
+    getRecentPrioritizationFees: (params) => {
+      const accounts = params[0] ?? [];
+      if (!Array.isArray(accounts)) throw invalidParams('Invalid params: expected an array of addresses');
+      if (accounts.length > MAX_PRIORITIZATION_FEE_ADDRESSES) throw invalidParams(`Too many inputs provided; max ${MAX_PRIORITIZATION_FEE_ADDRESSES}`);
+      return ledger.prioritizationFees(accounts.map((a) => parseAddress(a)));
+    },
 
     simulateTransaction: (params) => {
       const cfg = config(params, 1);

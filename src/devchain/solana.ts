@@ -16,7 +16,8 @@
 //   getAccountInfo, getMultipleAccounts (base64/base58/binary encodings, dataSlice), getBalance,
 //   getMinimumBalanceForRentExemption, getTokenAccountBalance, simulateTransaction (sigVerify,
 //   replaceRecentBlockhash, innerInstructions), sendTransaction (with or without preflight),
-//   getSignatureStatuses. Anything else answers JSON-RPC -32601; unsupported options (jsonParsed
+//   getSignatureStatuses, getRecentPrioritizationFees (from the compute-unit prices of the
+//   transactions that landed in the last 150 slots; only slots with transactions are listed). Anything else answers JSON-RPC -32601; unsupported options (jsonParsed
 //   encoding, simulate `accounts`) answer -32602 rather than a silently wrong result.
 // - No WebSocket: the @x402/svm facilitator confirms by polling getSignatureStatuses (its
 //   toFacilitatorSvmSigner never subscribes), so no subscription endpoint is needed.

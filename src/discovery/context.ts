@@ -26,6 +26,8 @@ export interface DiscoveryContext {
   mpp?: { methods: string[]; accepts(product: AvailableProduct, surface: Surface): boolean };
   models: readonly InferenceModel[];
   startedAt: Date;
+  /** analytics-query's saved queries as last read (`version` changes with them), for llms-full.txt. */
+  savedQueries?: () => { version: number; queries: readonly { id: number; name: string; description: string; sql: string }[] };
   /** Operator of the service, published in the agent card only when configured. */
   provider?: { organization: string; url: string };
 }

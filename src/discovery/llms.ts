@@ -27,6 +27,7 @@ export function buildLlmsFullTxt(ctx: DiscoveryContext): string {
     ...freeSection(ctx),
     ...errorSection(),
     ...productSections(ctx),
+    ...savedQueriesSection(ctx),
     ...optionalSection(ctx),
   ].join('\n');
 }
@@ -189,6 +190,26 @@ function productSection(product: AvailableProduct, ctx: DiscoveryContext): strin
     `Errors: ${product.http?.method === 'POST' ? '`400`/`413`' : '`400`'} problem+json for invalid input (never charged); \`422\`/\`502\` when the product cannot serve the call (not settled); \`503\` with \`Retry-After\` when the facilitator is unreachable (nothing charged).`,
     '',
   );
+  return lines;
+}
+
+/** analytics-query's saved queries, by number: `{"query": "<number>"}` runs one. */
+function savedQueriesSection(ctx: DiscoveryContext): string[] {
+  const product = ctx.catalogue.available().find((p) => p.id === 'analytics-query');
+  if (!product?.http || !ctx.savedQueries) return [];
+  const { queries } = ctx.savedQueries();
+  const lines = [
+    '## Saved analytics queries',
+    '',
+    `Run one with \`POST ${ctx.baseUrl}${product.http.path}\` and \`{"query": "<number>"}\` (same price as any query). The list as JSON: \`GET ${ctx.baseUrl}/api/v1/analytics-query/queries\`.`,
+    '',
+  ];
+  if (queries.length === 0) lines.push('- none saved yet', '');
+  for (const q of queries) {
+    lines.push(`### ${q.id}. ${oneLine(q.name)}`, '');
+    if (q.description) lines.push(oneLine(q.description), '');
+    lines.push('```sql', q.sql, '```', '');
+  }
   return lines;
 }
 

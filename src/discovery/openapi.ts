@@ -45,6 +45,8 @@ export function buildOpenApi(ctx: DiscoveryContext): Record<string, unknown> {
     const http = product.http!;
     const method = http.method.toLowerCase();
     paths[http.path] = { ...paths[http.path], [method]: productOperation(product, ctx, schemas) };
+    // A POST route that also takes GET with the same fields as query parameters (proxy-implementation).
+    if (http.queryToo) paths[http.path] = { ...paths[http.path], get: productOperation(product, ctx, schemas, 'GET') };
     if (!usedCategories.includes(product.category)) usedCategories.push(product.category);
   }
   for (const endpoint of FREE_ENDPOINTS) {
@@ -116,19 +118,19 @@ export function buildOpenApi(ctx: DiscoveryContext): Record<string, unknown> {
   };
 }
 
-function productOperation(product: AvailableProduct, ctx: DiscoveryContext, schemas: Components): Record<string, unknown> {
+function productOperation(product: AvailableProduct, ctx: DiscoveryContext, schemas: Components, method = product.http!.method): Record<string, unknown> {
   const http = product.http!;
   const terms = paymentTerms(product, 'http', ctx);
   const input = embed(inputJsonSchema(product), `${product.id}.input`, schemas);
   const parameters: unknown[] = [{ $ref: '#/components/parameters/PaymentSignature' }];
   const operation: Record<string, unknown> = {
-    operationId: product.id,
+    operationId: method === http.method ? product.id : `${product.id}-${method.toLowerCase()}`,
     summary: `${product.title} (${describePrice(terms)})`,
     description: `${product.description}\n\nPrice: ${describePrice(terms)} per call in USDC (${terms.amount} atomic units). ${PAID_PATH_NOTE}`,
     tags: [product.category],
   };
 
-  if (http.method === 'GET') {
+  if (method === 'GET') {
     parameters.unshift(...queryParameters(input.schema));
   } else {
     const required = Array.isArray(input.schema.required) && input.schema.required.length > 0;
@@ -159,7 +161,7 @@ function productOperation(product: AvailableProduct, ctx: DiscoveryContext, sche
     },
     '400': { $ref: '#/components/responses/InvalidInput' },
   };
-  if (http.method === 'POST') responses['413'] = { $ref: '#/components/responses/PayloadTooLarge' };
+  if (method === 'POST') responses['413'] = { $ref: '#/components/responses/PayloadTooLarge' };
   responses['422'] = { $ref: '#/components/responses/InputRejected' };
   responses['502'] = { $ref: '#/components/responses/ProductFailed' };
   responses['503'] = { $ref: '#/components/responses/ServiceUnavailable' };

@@ -10,11 +10,19 @@ const DOCUMENT_CACHE = 'public, max-age=300';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 
-/** A document rendered once, on first request (the catalogue does not change at run time). */
-function lazyDocument(contentType: string, render: () => string): () => Response {
+/**
+ * A document rendered once, on first request (the catalogue does not change at run time), and again
+ * when `version` changes (llms-full.txt lists analytics-query's saved queries).
+ */
+function lazyDocument(contentType: string, render: () => string, version: () => unknown = () => 0): () => Response {
   let body: string | undefined;
+  let renderedAt: unknown;
   return () => {
-    body ??= render();
+    const current = version();
+    if (body === undefined || current !== renderedAt) {
+      body = render();
+      renderedAt = current;
+    }
     return new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': DOCUMENT_CACHE } });
   };
 }
@@ -45,7 +53,7 @@ export function registerFreeRoutes(app: Hono, ctx: DiscoveryContext): void {
   const llms = lazyDocument(TEXT_TYPE, () => buildLlmsTxt(ctx));
   app.get('/llms.txt', () => llms());
 
-  const llmsFull = lazyDocument(TEXT_TYPE, () => buildLlmsFullTxt(ctx));
+  const llmsFull = lazyDocument(TEXT_TYPE, () => buildLlmsFullTxt(ctx), () => ctx.savedQueries?.().version);
   app.get('/llms-full.txt', () => llmsFull());
 
   const agentCard = lazyDocument(JSON_TYPE, json(() => buildAgentCard(ctx)));

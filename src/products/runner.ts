@@ -1,6 +1,7 @@
 import { withDeadline } from '../deadline.ts';
-import type { AvailableProduct, ProductContext } from './kit/index.ts';
+import type { AvailableProduct, ChainIndex, ProductContext } from './kit/index.ts';
 import type { ChatUpstream } from '../providers/llm.ts';
+import type { ChainProviders } from '../providers/chains.ts';
 import { BrowserPool, type PageTimeLimits } from '../providers/browser.ts';
 import { safeFetch, type FetchPolicy } from '../providers/safe-fetch.ts';
 
@@ -27,6 +28,10 @@ export class ProductRunner {
     private readonly llm?: ChatUpstream,
     private readonly timeLimitMs = PRODUCT_TIME_LIMIT_MS,
     pageTimeLimits?: PageTimeLimits,
+    /** The chains this instance reads (see providers/chains.ts). */
+    private readonly chains?: ChainProviders,
+    /** The block index (src/index/), when this instance runs one. */
+    private readonly index?: ChainIndex,
   ) {
     this.browser = new BrowserPool(fetchPolicy, undefined, pageTimeLimits);
   }
@@ -48,6 +53,8 @@ export class ProductRunner {
       fetch: (url, request) => safeFetch(url, request, this.fetchPolicy),
       browser: this.browser,
       llm: this.llm,
+      ...(this.chains ? { chains: this.chains } : {}),
+      ...(this.index ? { index: this.index } : {}),
       metered,
     });
     // The limit holds even for a product that ignores its signal: the call ends, the late result is dropped.

@@ -212,6 +212,32 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // analytics-query (src/index): the operator's saved queries, callable by number, and each paid
+    // execution's result, fetched again free until it expires. `result` is the result's JSON text.
+    version: 8,
+    sql: `
+      CREATE TABLE analytics_saved_queries (
+        id serial PRIMARY KEY,
+        name text NOT NULL,
+        description text NOT NULL DEFAULT '',
+        sql text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE analytics_executions (
+        id text PRIMARY KEY,
+        chain text NOT NULL,
+        network text NOT NULL,
+        sql text NOT NULL,
+        saved_query_id integer,
+        indexed_block bigint,
+        result text NOT NULL,
+        executed_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX analytics_executions_expires_idx ON analytics_executions (expires_at);
+    `,
+  },
 ];
 
 /** Arbitrary constant identifying percall's migration lock. */

@@ -2,6 +2,7 @@ import type { Surface } from '../catalogue/types.ts';
 import { SqlChannelStorage } from './channel-storage.ts';
 import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
 import type {
+  AnalyticsExecutionRecord,
   CounterDelta,
   DeliveryClaim,
   Hypothesis,
@@ -12,6 +13,7 @@ import type {
   PaymentReservation,
   PaymentState,
   ReserveResult,
+  SavedQueryRecord,
   Store,
   StoredSigningKey,
   TelemetrySnapshot,
@@ -65,6 +67,7 @@ const LEDGER_COLUMNS = `payment_key, payer, network, scheme, amount::text AS amo
 export class SqlStore implements Store {
   private schema: Promise<void> | undefined;
   private channels: SqlChannelStorage | undefined;
+  private confirmations: DeliveryConfirmations | undefined;
   healthy = true;
 
   constructor(
@@ -224,8 +227,15 @@ export class SqlStore implements Store {
     return held.length === 1 ? 'in_delivery' : 'not_owed';
   }
 
-  async confirmDelivery(key: string): Promise<void> {
-    await this.run(`UPDATE payments SET delivery_confirmed_at = now() WHERE payment_key = $1 AND state = 'settled' AND delivered`, [key]);
+  /**
+   * Confirmations of responses written arrive after the response left, so they wait a few
+   * milliseconds for each other and are written together, in one statement (see DeliveryConfirmations).
+   */
+  confirmDelivery(key: string): Promise<void> {
+    this.confirmations ??= new DeliveryConfirmations((keys) =>
+      this.run(`UPDATE payments SET delivery_confirmed_at = now() WHERE payment_key IN (${keys.map((_, i) => `$${i + 1}`).join(', ')}) AND state = 'settled' AND delivered`, keys),
+    );
+    return this.confirmations.add(key);
   }
 
   async unclaimDelivery(key: string): Promise<void> {
@@ -513,6 +523,56 @@ export class SqlStore implements Store {
       rate_limits: await purge(`DELETE FROM rate_limits WHERE window_start < now() - interval '1 day'`),
       idempotency: await purge(`DELETE FROM idempotency WHERE expires_at < now()`),
       stored_responses: await purge(`UPDATE payments SET response = NULL WHERE response IS NOT NULL AND redeemable_until < now()`),
+      analytics_executions: await purge(`DELETE FROM analytics_executions WHERE expires_at < now()`),
+    };
+  }
+
+  async addSavedQuery(q: { name: string; description: string; sql: string }): Promise<SavedQueryRecord> {
+    const [row] = await this.run<SavedQueryRow>(
+      `INSERT INTO analytics_saved_queries (name, description, sql) VALUES ($1, $2, $3) RETURNING id, name, description, sql, created_at`,
+      [q.name, q.description, q.sql],
+    );
+    return toSavedQuery(row!);
+  }
+
+  async savedQueries(): Promise<SavedQueryRecord[]> {
+    return (await this.run<SavedQueryRow>(`SELECT id, name, description, sql, created_at FROM analytics_saved_queries ORDER BY id`)).map(toSavedQuery);
+  }
+
+  async removeSavedQuery(id: number): Promise<boolean> {
+    return (await this.run(`DELETE FROM analytics_saved_queries WHERE id = $1 RETURNING id`, [id])).length === 1;
+  }
+
+  async saveAnalyticsExecution(e: AnalyticsExecutionRecord): Promise<void> {
+    await this.run(
+      `INSERT INTO analytics_executions (id, chain, network, sql, saved_query_id, indexed_block, result, executed_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [e.id, e.chain, e.network, e.sql, e.savedQueryId, e.indexedBlock, e.result, e.executedAt, e.expiresAt],
+    );
+  }
+
+  async analyticsExecution(id: string): Promise<AnalyticsExecutionRecord | undefined> {
+    const [row] = await this.run<{
+      id: string;
+      chain: string;
+      network: string;
+      sql: string;
+      saved_query_id: number | null;
+      indexed_block: string | number | null;
+      result: string;
+      executed_at: Date | string;
+      expires_at: Date | string;
+    }>(`SELECT id, chain, network, sql, saved_query_id, indexed_block, result, executed_at, expires_at FROM analytics_executions WHERE id = $1 AND expires_at > now()`, [id]);
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      chain: row.chain,
+      network: row.network,
+      sql: row.sql,
+      savedQueryId: row.saved_query_id,
+      indexedBlock: row.indexed_block === null ? null : Number(row.indexed_block),
+      result: row.result,
+      executedAt: new Date(row.executed_at),
+      expiresAt: new Date(row.expires_at),
     };
   }
 
@@ -583,9 +643,65 @@ export class SqlStore implements Store {
     return { counters, uniquePayers: Number(payers?.n ?? 0), observingSince: since ? new Date(since.value) : undefined };
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.confirmations?.flush();
     return this.db.close();
   }
+}
+
+/**
+ * Delivery confirmations gathered for up to CONFIRM_WINDOW_MS (or CONFIRM_MAX keys) and written by
+ * one statement; each caller learns that statement's outcome. A confirmation only narrows how long a
+ * response counts as in delivery: written a few milliseconds later, or lost with the process, the
+ * payment stays redeemable once after the confirm limit, exactly as if the process had stopped
+ * before the response was written.
+ */
+class DeliveryConfirmations {
+  private keys = new Set<string>();
+  private waiters: { resolve(): void; reject(error: unknown): void }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly write: (keys: string[]) => Promise<unknown>) {}
+
+  add(key: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.keys.add(key);
+      this.waiters.push({ resolve, reject });
+      if (this.keys.size >= CONFIRM_MAX) void this.flush();
+      else this.timer ??= setTimeout(() => void this.flush(), CONFIRM_WINDOW_MS);
+    });
+  }
+
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.keys.size === 0) return;
+    const keys = [...this.keys];
+    const waiters = this.waiters;
+    this.keys = new Set();
+    this.waiters = [];
+    try {
+      await this.write(keys);
+      for (const w of waiters) w.resolve();
+    } catch (error) {
+      for (const w of waiters) w.reject(error);
+    }
+  }
+}
+
+const CONFIRM_WINDOW_MS = 10;
+const CONFIRM_MAX = 100;
+
+interface SavedQueryRow {
+  id: number;
+  name: string;
+  description: string;
+  sql: string;
+  created_at: Date | string;
+}
+
+function toSavedQuery(row: SavedQueryRow): SavedQueryRecord {
+  return { id: Number(row.id), name: row.name, description: row.description, sql: row.sql, createdAt: new Date(row.created_at) };
 }
 
 const HYPOTHESIS_COLUMNS = `id, created_at, hypothesis, public_claim, observation, opportunity, target, status, verdict, measured_value, horizon_days, lens`;

@@ -117,6 +117,28 @@ export interface TelemetrySnapshot {
   observingSince?: Date;
 }
 
+/** A saved analytics query (see src/index). */
+export interface SavedQueryRecord {
+  id: number;
+  name: string;
+  description: string;
+  sql: string;
+  createdAt: Date;
+}
+
+/** A stored analytics execution; `result` is the JSON text of the result. */
+export interface AnalyticsExecutionRecord {
+  id: string;
+  chain: string;
+  network: string;
+  sql: string;
+  savedQueryId: number | null;
+  indexedBlock: number | null;
+  result: string;
+  executedAt: Date;
+  expiresAt: Date;
+}
+
 /**
  * Everything percall keeps, shared by all instances. One interface; the embedded store (PGlite, a
  * file under the data directory) is the default, PostgreSQL serves several instances, and both run
@@ -252,6 +274,16 @@ export interface Store {
   /** Records an on-chain transaction of batch-settlement channels (a claim, settle or refund). */
   recordBatchTransaction(t: { kind: 'claim' | 'settle' | 'refund'; network: string; txHash: string; vouchers?: number; channelId?: string }): Promise<void>;
   batchTransactions(limit: number): Promise<{ kind: string; network: string; txHash: string; vouchers: number; channelId?: string; at: Date }[]>;
+
+  /** analytics-query: the operator's saved queries, by number (ids are never reused). */
+  addSavedQuery(q: { name: string; description: string; sql: string }): Promise<SavedQueryRecord>;
+  savedQueries(): Promise<SavedQueryRecord[]>;
+  /** False when there was no such query. */
+  removeSavedQuery(id: number): Promise<boolean>;
+  /** Keeps an analytics execution (its result as JSON text) until `expiresAt`. */
+  saveAnalyticsExecution(e: AnalyticsExecutionRecord): Promise<void>;
+  /** The execution, while it has not expired. */
+  analyticsExecution(id: string): Promise<AnalyticsExecutionRecord | undefined>;
 
   /** Adds buffered counter deltas and payers seen, in one transaction. */
   addTelemetry(deltas: CounterDelta[], payers: string[]): Promise<void>;

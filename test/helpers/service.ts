@@ -46,7 +46,8 @@ export async function startTestService(options: {
 }): Promise<RunningService & { dataDir: string }> {
   const dataDir = options.dataDir ?? (await tempDataDir());
   // Test files call from one loopback address many times: generous limits unless a test sets its own.
-  const config = loadConfig({ PERCALL_MODE: 'dev', PORT: '0', PERCALL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMITS: RELAXED_RATE_LIMITS, ...options.env });
+  // No block index unless a test asks for one (INDEX_CHAINS): it is a process of its own per service.
+  const config = loadConfig({ PERCALL_MODE: 'dev', PORT: '0', PERCALL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMITS: RELAXED_RATE_LIMITS, INDEX_CHAINS: 'off', ...options.env });
   const service = await startService({
     config,
     log: options.log ?? silentLog,

@@ -3,7 +3,8 @@
  *
  * | field         | default                     | override                               |
  * |---------------|-----------------------------|----------------------------------------|
- * | HTTP route    | `POST /api/v1/paid/<id>`    | `method: 'GET'`, `path`, `http: false` |
+ * | HTTP route    | `POST /api/v1/paid/<id>`    | `method: 'GET'`, `path`, `http: false`, |
+ * |               |                             | `queryToo` (GET with query parameters too) |
  * | MCP tool      | snake_case(id)              | `tool`, `mcp: false`                   |
  * | price         | one price on both surfaces  | `price: { http, mcp }`                 |
  * | price mode    | fixed                       | `mode: upto('1.00')`                   |
@@ -51,6 +52,8 @@ interface Spec {
   category?: ProductCategory;
   /** HTTP method; default POST. */
   method?: 'GET' | 'POST';
+  /** A POST route that also takes GET with the same fields as query parameters. */
+  queryToo?: true;
   /** Full HTTP path; default `/api/v1/paid/<id>`. */
   path?: string;
   /** `false`: not sold over HTTP (an MCP-only tool). */
@@ -118,7 +121,7 @@ export function domain(name: ProductCategory, drafts: readonly Draft[]): Domain 
 }
 
 function declare(spec: Spec & { input: z.ZodType; output?: z.ZodType }): Omit<ProductDeclaration, 'category' | 'output'> & { category?: ProductCategory } {
-  if (spec.http === false && (spec.method || spec.path)) throw new Error(`${spec.id}: method or path given, but not sold over HTTP`);
+  if (spec.http === false && (spec.method || spec.path || spec.queryToo)) throw new Error(`${spec.id}: method, path or queryToo given, but not sold over HTTP`);
   if (spec.mcp === false && (spec.tool || spec.annotations)) throw new Error(`${spec.id}: tool or annotations given, but not sold as a tool`);
   if (spec.http === false && spec.mcp === false) throw new Error(`${spec.id}: sold on no surface`);
   const price = typeof spec.price === 'string' ? { http: spec.price, mcp: spec.price } : spec.price;
@@ -128,7 +131,10 @@ function declare(spec: Spec & { input: z.ZodType; output?: z.ZodType }): Omit<Pr
     title: spec.title,
     description: spec.description,
     category: spec.category,
-    http: spec.http === false ? undefined : { method: spec.method ?? 'POST', path: spec.path ?? PAID_PREFIX + spec.id, price: price.http },
+    http:
+      spec.http === false
+        ? undefined
+        : { method: spec.method ?? 'POST', path: spec.path ?? PAID_PREFIX + spec.id, price: price.http, ...(spec.queryToo && spec.method !== 'GET' ? { queryToo: true as const } : {}) },
     mcp: spec.mcp === false ? undefined : { tool: spec.tool ?? snakeCase(spec.id), price: price.mcp, ...(spec.annotations ? { annotations: spec.annotations } : {}) },
     mode: spec.mode ?? FIXED,
     rails: spec.mpp ? X402_AND_MPP : X402_BOTH,

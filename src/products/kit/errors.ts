@@ -9,6 +9,8 @@ export class ProductInputError extends Error {
     message: string,
     readonly status = 422,
     readonly field?: string,
+    /** The problem's code; `input-rejected` unless set (e.g. `chain_not_configured`). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ProductInputError';
@@ -16,13 +18,14 @@ export class ProductInputError extends Error {
 }
 
 /**
- * An upstream the product needed (a page, an API, an engine) gave no usable answer: 502, or 504 when
- * it did not answer in time. Not the caller's fault and not ours to charge for: nothing is settled.
+ * An upstream the product needed (a page, an API, an engine) gave no usable answer: 502, 504 when
+ * it did not answer in time, 503 when our own budget of requests to it is spent for the moment. Not
+ * the caller's fault and not ours to charge for: nothing is settled.
  */
 export class UpstreamError extends Error {
   constructor(
     message: string,
-    readonly status: 502 | 504 = 502,
+    readonly status: 502 | 503 | 504 = 502,
     readonly field?: string,
   ) {
     super(message);

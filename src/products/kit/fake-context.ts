@@ -1,9 +1,20 @@
 /**
- * A product context for unit tests: a pinned clock, no network unless a test gives one, no browser
- * or LLM unless given. Products reach the outside only through their context, so a product's logic
+ * A product context for unit tests: a pinned clock, no network unless a test gives one, no browser,
+ * LLM or chain unless given (chains: `fakeChains` of `stubEvmChain` / `stubSolanaChain`, which answer
+ * JSON-RPC from a table). Products reach the outside only through their context, so a product's logic
  * is tested here without a chain, a store or a payment.
  */
 import { DEFAULT_POLICY, SafeFetchError, safeFetch, type FetchPolicy, type SafeRequest, type SafeResponse } from '../../providers/safe-fetch.ts';
+import { createSolanaRpcFromTransport, type Rpc, type RpcTransport, type SolanaRpcApi } from '@solana/kit';
+import { createPublicClient, custom, type Address, type PublicClient } from 'viem';
+import {
+  EVM_CHAIN_DEFAULTS,
+  EVM_CHAIN_NAMES,
+  type ChainProviders,
+  type EvmChainName,
+  type EvmChainProvider,
+  type SolanaChainProvider,
+} from '../../providers/chains.ts';
 import type { ProductContext } from './types.ts';
 
 /** The clock of every fake context unless a test sets `now`. */
@@ -65,4 +76,72 @@ export function stubFetch(answers: Record<string, Answer>): ProductContext['fetc
 export function loopbackFetch(policy: Partial<FetchPolicy> = {}): ProductContext['fetch'] {
   const effective: FetchPolicy = { ...DEFAULT_POLICY, allowLoopback: true, timeoutMs: 2_000, ...policy };
   return (url, request) => safeFetch(url, request, effective);
+}
+
+// ---- Chains ----
+
+/** Answers one JSON-RPC method from its params; throw to make the endpoint fail. */
+export type RpcAnswer = unknown | ((params: unknown[]) => unknown);
+
+/** Records the JSON-RPC calls a stubbed chain received. */
+export interface RpcLog {
+  calls: { method: string; params: unknown[] }[];
+}
+
+function answer(answers: Record<string, RpcAnswer>, method: string, params: unknown[]): unknown {
+  if (!Object.hasOwn(answers, method)) throw Object.assign(new Error(`stub RPC: method ${method} not stubbed`), { code: -32601 });
+  const entry = answers[method];
+  return typeof entry === 'function' ? (entry as (p: unknown[]) => unknown)(params) : entry;
+}
+
+/**
+ * An EVM chain answering JSON-RPC from a table keyed by method (values as the wire has them: hex
+ * quantities, `null` for "not found"). A method not in the table fails, as an RPC that lacks it.
+ */
+export function stubEvmChain(
+  answers: Record<string, RpcAnswer>,
+  options: { chain?: EvmChainName; chainId?: number; usdc?: Address } = {},
+): EvmChainProvider & RpcLog {
+  const calls: RpcLog['calls'] = [];
+  const chain = options.chain ?? 'base';
+  const chainId = options.chainId ?? EVM_CHAIN_DEFAULTS[chain].chain.id;
+  const client = createPublicClient({
+    transport: custom({ request: async ({ method, params }: { method: string; params?: unknown }) => {
+      const list = Array.isArray(params) ? params : [];
+      calls.push({ method, params: list });
+      return answer(answers, method, list);
+    } }, { retryCount: 0 }),
+    cacheTime: 0,
+  }) as PublicClient;
+  return { chain, network: `eip155:${chainId}`, chainId, usdc: options.usdc ?? EVM_CHAIN_DEFAULTS[chain].usdc, client, calls };
+}
+
+/** Solana answering JSON-RPC from a table keyed by method (results as the wire has them). */
+export function stubSolanaChain(
+  answers: Record<string, RpcAnswer>,
+  options: { network?: `solana:${string}`; usdcMint?: string } = {},
+): SolanaChainProvider & RpcLog {
+  const calls: RpcLog['calls'] = [];
+  const transport = (async ({ payload }: { payload: unknown }) => {
+    const { method, params, id } = payload as { method: string; params?: unknown; id: unknown };
+    const list = Array.isArray(params) ? params : [];
+    calls.push({ method, params: list });
+    return { jsonrpc: '2.0', id, result: await answer(answers, method, list) };
+  }) as RpcTransport;
+  return {
+    network: options.network ?? 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    usdcMint: options.usdcMint ?? 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    rpc: createSolanaRpcFromTransport(transport) as unknown as Rpc<SolanaRpcApi>,
+    calls,
+  };
+}
+
+/** The chains of a fake context: the given EVM chains (by their name) and Solana. */
+export function fakeChains(chains: { evm?: EvmChainProvider[]; solana?: SolanaChainProvider }): ChainProviders {
+  const evm = new Map((chains.evm ?? []).map((p) => [p.chain, p] as const));
+  return {
+    evm: (name) => evm.get(name),
+    evmChains: EVM_CHAIN_NAMES.filter((name) => evm.has(name)),
+    ...(chains.solana ? { solana: chains.solana } : {}),
+  };
 }

@@ -4,6 +4,7 @@
  * and `.optional()` read better on a fresh one.
  */
 import { z } from 'zod';
+import { isAddress } from '@solana/kit';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ToolAnnotations } from './types.ts';
@@ -23,8 +24,12 @@ export const OPEN_WORLD = { openWorldHint: true } as const satisfies ToolAnnotat
 export const evmAddress = () => z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 /** An EVM transaction hash: `0x` + 64 hex characters. */
 export const evmTxHash = () => z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-/** A Solana account address (base58, 32 to 44 characters). */
-export const solanaAddress = () => z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+/** A Solana account address (base58, 32 to 44 characters, decoding to 32 bytes). */
+export const solanaAddress = () =>
+  z
+    .string()
+    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
+    .refine((value): boolean => isAddress(value), 'not a Solana address (base58 of 32 bytes)');
 /** EVM chains of the wallet routes. */
 export const EVM_CHAINS = ['ethereum', 'base', 'arbitrum', 'optimism', 'polygon'] as const;
 export const evmChain = () => z.enum(EVM_CHAINS);

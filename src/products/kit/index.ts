@@ -4,7 +4,9 @@
  * barrel so the running service never loads them.
  */
 export * from './types.ts';
+export type * from './chain-index.ts';
 export { ProductInputError, UpstreamError, fetchFailure, isCallerTarget } from './errors.ts';
+export { CHAIN_NOT_CONFIGURED, evmChainOf, solanaOf, rpcFailure, rpcRead } from './chains.ts';
 export { fetchPage } from './fetch-page.ts';
 export { EventStreamOutput } from './event-stream.ts';
 export { rankProducts, type RankedProduct } from './rank.ts';

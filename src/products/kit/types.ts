@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { BrowserPool } from '../../providers/browser.ts';
+import type { ChainProviders } from '../../providers/chains.ts';
 import type { ChatUpstream } from '../../providers/llm.ts';
+import type { ChainIndex } from './chain-index.ts';
 import type { SafeRequest, SafeResponse } from '../../providers/safe-fetch.ts';
 
 /** Where a product is sold: as an HTTP route under /api/v1, or as an MCP tool at /mcp. */
@@ -35,6 +37,8 @@ export interface HttpSurface {
   path: string;
   /** USD per call as a decimal string with at most 6 decimals, e.g. "0.01". */
   price: string;
+  /** A POST route that also takes GET with the same fields as query parameters (all strings). */
+  queryToo?: true;
 }
 
 /** MCP tool annotations; set only the hints that are true for the tool. */
@@ -77,6 +81,10 @@ export interface ProductContext {
   browser?: BrowserPool;
   /** The operator's inference upstream, when configured (products that `require` it run only then). */
   llm?: ChatUpstream;
+  /** The chains this instance reads over JSON-RPC (EVM_RPC_URLS, SOLANA_RPC_URL; the dev chains in dev mode). */
+  chains?: ChainProviders;
+  /** The block index (DuckDB over the indexed chains; products that `require` `index` run only with it). */
+  index?: ChainIndex;
   /**
    * Present when the call is paid with `upto`: the product may report its actual charge in atomic
    * USDC (default `base`, the price); the gate never settles more than `maximum`, the authorization.
@@ -87,8 +95,12 @@ export interface ProductContext {
 /**
  * Upstreams an operator configures; a product that needs a missing one is not on sale. `browser`: a
  * headless Chromium that can be started in its own empty network namespace (see providers/browser.ts).
+ * Chains (providers/chains.ts): `evm:base` a Base JSON-RPC; `evm` at least one EVM chain (a product
+ * taking a `chain` field is then sold for the configured chains only: another is refused before
+ * payment, 422 `chain_not_configured`); `solana` a Solana JSON-RPC. `index`: the block index
+ * (src/index/, INDEX_CHAINS).
  */
-export type UpstreamProvider = 'llm' | 'browser';
+export type UpstreamProvider = 'llm' | 'browser' | 'evm' | 'evm:base' | 'solana' | 'index';
 
 /** Free-of-charge doors or quotas attached to a paid product (see the service description). */
 export interface FreeTier {
