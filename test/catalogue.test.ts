@@ -50,7 +50,7 @@ describe('catalogue', () => {
   });
 
   it('is the committed snapshot: ids, routes, tools, prices per surface, modes, rails, status, requires', async () => {
-    // A change here is a change of what is sold: review test/catalogue.snapshot.json, then `npx vitest run -u test/catalogue.test.ts`.
+    // A change here is a change of what is sold: review test/catalogue.snapshot.json, then `npx vitest run test/catalogue.test.ts -u`.
     const snapshot = `[\n${catalogueSnapshot(DOMAINS).map((p) => `  ${JSON.stringify(p)}`).join(',\n')}\n]\n`;
     await expect(snapshot).toMatchFileSnapshot('./catalogue.snapshot.json');
     expect(DOMAINS.flatMap((d) => d.products)).toEqual(products);
