@@ -112,6 +112,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
           // Instances sharing one chain need a gas wallet each: nonces are managed per process.
           privateKey: config.facilitatorKey ?? devChain.facilitatorKey,
           receiptTimeoutMs: config.facilitatorTimeoutMs,
+          // Concurrent `exact` settlements share one Multicall3 transaction (see SettlementBatcher).
+          batchSettlements: true,
         }),
       );
       offers.push(evmOffer(devChain.network, devChain.usdc, devChain.usdcName, devChain.usdcVersion, devChain.payTo));
@@ -134,6 +136,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
             privateKey: config.facilitatorKey!,
             pollingIntervalMs: 1000,
             receiptTimeoutMs: config.facilitatorTimeoutMs,
+            batchSettlements: true,
           }),
         );
         if (config.solana.payTo && config.solana.rpcUrl && config.solana.feePayerKey) {

@@ -143,6 +143,8 @@ export class PaymentGate {
   private readonly handedOver = new Map<string, { written: Promise<void>; end(): void }>();
   /** Settled payments whose ledger row could not be written yet (see flushLedger). */
   private readonly unrecorded = new Map<string, { entry: LedgerEntry; response?: string; redeemableUntil: Date; delivered: boolean }>();
+  /** When this gate (this process) started: hand-overs older than this were made by a process before it. */
+  private readonly startedAt = Date.now();
 
   constructor(private readonly deps: GateDeps) {}
 
@@ -366,8 +368,34 @@ export class PaymentGate {
       const accepts = await this.correctiveAccepts(call, reason);
       return accepts && result.status === 'payment_failed' ? { ...result, failure: { ...result.failure, accepts } } : result;
     }
+    if (state === 'settled' && this.deps.store.exclusive && !this.handedOver.has(key)) {
+      const owed = await this.orphanedHandOver(call, key);
+      if (owed) return owed;
+    }
     if (state === 'settled' || state === 'failed') return failed('payment_verification_failed', 'payment_already_used', network);
     return failed('payment_verification_failed', 'payment_already_in_progress', network);
+  }
+
+  /**
+   * A response handed over (settled, marked delivered) by a process before this one and never
+   * confirmed written, on a store this process alone uses (embedded): that process stopped between
+   * settling and writing the response, and nothing can confirm it any more, so the payment is owed
+   * its result now, once. Hand-overs made by this process, or confirmed, are not (undefined).
+   */
+  private async orphanedHandOver(call: PaidCall, key: string): Promise<GateResult | undefined> {
+    const { store } = this.deps;
+    const entry = await store.settlement(key);
+    if (!entry || entry.product !== call.product.id) return undefined;
+    // Stale means: last touched before this process started.
+    if ((await store.claimDelivery(key, Math.max(0, Date.now() - this.startedAt))) !== 'claimed') return undefined;
+    try {
+      const stored = await store.storedResponse(key);
+      const output = stored !== undefined ? JSON.parse(stored) : await this.run(call, entry.payer);
+      return { status: 'served', output, settlement: settlementOf(entry), paymentKey: key, replay: true };
+    } catch (error) {
+      await store.unclaimDelivery(key);
+      return { status: 'product_failed', error };
+    }
   }
 
   /**

@@ -46,11 +46,15 @@ export function evmSettlementChain(rpcUrl: string, options: { lookbackBlocks?: n
     const receipt = await client.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
     if (!receipt || receipt.status !== 'success') return undefined;
     const logs = parseEventLogs({ abi: EIP3009_ABI, logs: receipt.logs.filter((l) => l.address.toLowerCase() === asset.toLowerCase()) });
-    const used = logs.some(
+    const used = logs.findIndex(
       (l) => l.eventName === 'AuthorizationUsed' && l.args.authorizer.toLowerCase() === from.toLowerCase() && l.args.nonce.toLowerCase() === nonce.toLowerCase(),
     );
-    const transfer = logs.find((l) => l.eventName === 'Transfer' && l.args.from.toLowerCase() === from.toLowerCase());
-    if (!used || !transfer || transfer.eventName !== 'Transfer') return undefined;
+    if (used < 0) return undefined;
+    // The authorization's own transfer is the token's event beside its AuthorizationUsed (USDC emits
+    // it right after): a transaction may carry several transfers of one payer (a batch of settlements),
+    // and another one's recipient or amount must not be taken for this one's.
+    const transfer = [logs[used + 1], logs[used - 1]].find((l) => l?.eventName === 'Transfer' && l.args.from.toLowerCase() === from.toLowerCase());
+    if (!transfer || transfer.eventName !== 'Transfer') return undefined;
     return { txHash, to: transfer.args.to, value: transfer.args.value };
   }
 
