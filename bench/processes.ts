@@ -92,7 +92,7 @@ export class Fleet {
   /** `percall start` (the compiled bundle, as an operator runs it), quiet but for warnings. */
   async percall(env: Record<string, string>): Promise<Server> {
     const dataDir = env.PERCALL_DATA_DIR ?? (await this.tempDir());
-    return this.start('percall', ['bin/percall.js', 'start'], { LOG_LEVEL: 'warn', ...env, PERCALL_DATA_DIR: dataDir });
+    return this.start('percall', ['--max-semi-space-size=4', 'bin/percall.js', 'start'], { LOG_LEVEL: 'warn', ...env, PERCALL_DATA_DIR: dataDir });
   }
 
   /** The `@x402/hono` reference server (bench/reference-server.ts). */

@@ -37,7 +37,7 @@ export async function ensureBuilt() {
   const current = currentBuild();
   if (current && current.sourcesAt >= sourcesAt) return join(dist, current.dir, 'main.js');
 
-  const { build } = await import('esbuild');
+  const { build, stop } = await import('esbuild');
   const dir = `build-${Date.now()}-${process.pid}`;
   await build({
     // The index worker (src/index/worker.ts) runs in a child process of its own: a second entry, index/worker.js.
@@ -51,7 +51,8 @@ export async function ensureBuilt() {
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'error',
-  });
+    // esbuild's service process would otherwise live as long as the service (about 50 MB).
+  }).finally(() => stop());
   mkdirSync(dist, { recursive: true });
   const tmp = `${pointer}.${process.pid}`;
   writeFileSync(tmp, JSON.stringify({ dir, sourcesAt }));

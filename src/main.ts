@@ -1,6 +1,4 @@
 import { loadConfig } from './config.ts';
-import { runPayCommand } from './client/pay-command.ts';
-import { runResearchCommand } from './client/research-command.ts';
 import { createLogger, routeConsoleToLogger } from './log.ts';
 import { startService } from './runtime.ts';
 
@@ -70,9 +68,10 @@ async function main(argv: string[]): Promise<number | undefined> {
       await start();
       return undefined;
     case 'pay':
-      return runPayCommand(rest);
+      // Commands load their modules when run: the paying clients stay out of a running service.
+      return (await import('./client/pay-command.ts')).runPayCommand(rest);
     case 'research':
-      return runResearchCommand(rest);
+      return (await import('./client/research-command.ts')).runResearchCommand(rest);
     case 'catalogue':
       return (await import('./catalogue/catalogue-command.ts')).runCatalogueCommand(rest);
     case 'index':
