@@ -15,7 +15,7 @@ export default defineConfig({
     isolate: false,
     // Most of a paid test waits on the chain and the network: two workers even on a 2-core machine
     // (vitest's default there is one).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    maxWorkers: Number(process.env.VITEST_WORKERS ?? Math.max(2, availableParallelism() - 1)),
     globalSetup: ['test/global-setup.ts'],
   },
 });

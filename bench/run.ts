@@ -6,7 +6,8 @@
  *     served and settled on-chain (calls/s, p50/p99, server CPU per call);
  * both BENCH_RUNS times (alternating which server goes first), reported as min / median / max;
  * then the cost of telemetry, MCP against HTTP, the store on PostgreSQL, and percall's memory and
- * start-up. Each server runs in its own child process; the load comes from this process. Every
+ * start-up, the block index, and run_python's sandbox (bench/python.ts). Each server runs in its
+ * own child process; the load comes from this process. Every
  * measured section starts on the chain as it was after setup (bench/chain.ts).
  */
 import { setTimeout as delay } from 'node:timers/promises';
@@ -32,9 +33,11 @@ import {
 } from './load.ts';
 import { Fleet, residentMemory, type Server } from './processes.ts';
 import { header, medians, printTable, row, type Column, type Row } from './report.ts';
+import { benchIndex, printIndex } from './index.ts';
+import { benchPython, printPython } from './python.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-/** BENCH_ONLY=batch,memory runs only those sections (headline, telemetry, mcp, store, batch, memory); all by default. */
+/** BENCH_ONLY=batch,memory runs only those sections (headline, telemetry, mcp, store, batch, memory, index, python); all by default. */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
 /** How long percall idles after its first answer before its memory is read. */
@@ -308,6 +311,8 @@ try {
   }
   if (wanted('batch')) printBatch(await benchBatch(bench), headline && medians(headline.reference.map((f) => f.paid)));
   if (wanted('memory')) printFootprints(await benchFootprints(bench));
+  if (wanted('index')) printIndex(await section(bench, () => benchIndex(bench.chain)));
+  if (wanted('python')) printPython(await section(bench, (fleet) => benchPython(bench.chain, fleet)));
 } finally {
   await chain.stop();
 }

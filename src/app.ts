@@ -5,6 +5,7 @@ import { Catalogue, withUpstreams } from './catalogue/index.ts';
 import { ChatUpstream } from './providers/llm.ts';
 import { browserAvailable } from './providers/browser.ts';
 import type { ChainProviders } from './providers/chains.ts';
+import { createDataProviders } from './providers/data.ts';
 import type { IndexService } from './index/service.ts';
 import { registerAnalyticsRoutes } from './http/analytics-routes.ts';
 import type { UpstreamProvider } from './products/kit/index.ts';
@@ -15,13 +16,20 @@ import { USDC_DECIMALS, usdToAtomic } from './money.ts';
 import { MppRail } from './payments/mpp/index.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryContext } from './discovery/context.ts';
-import { boundedBodies } from './http/body-limit.ts';
+import { boundedBodies, largerBodies } from './http/body-limit.ts';
+import { PythonSandbox } from './sandbox/python-sandbox.ts';
+import { registerRunPythonDoors } from './http/run-python-routes.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { startPurging } from './store/housekeeping.ts';
 import { hostGuard } from './http/host-guard.ts';
 import { requestIds } from './http/request-id.ts';
 import { registerFreeRoutes } from './http/free-routes.ts';
+import { discoveryItems, type DiscoveryListItem } from './discovery/bazaar-list.ts';
+import { BazaarSnapshotService } from './bazaar/service.ts';
+import { registerBazaarRoutes } from './http/bazaar-routes.ts';
+import { storeMarket } from './bazaar/market.ts';
 import { registerOrderRoutes } from './http/order-routes.ts';
+import { registerOpenAiDoor } from './http/openai-door.ts';
 import { registerPaidRoutes } from './http/paid-routes.ts';
 import { registerMcp } from './mcp/server.ts';
 import { KeyRing } from './identity/keys.ts';
@@ -71,6 +79,8 @@ export interface PercallOptions {
   chains?: ChainProviders;
   /** The block index (src/index/), when INDEX_CHAINS names chains: analytics-query is on sale with it. */
   index?: IndexService;
+  /** `false`: no scheduled Bazaar snapshots (tests take them with `percall.bazaar.runOnce()`). */
+  bazaarSchedule?: boolean;
 }
 
 export interface Percall {
@@ -86,6 +96,10 @@ export interface Percall {
   instanceId: string;
   /** batch-settlement claims, when channels are offered. */
   batchClaims?: BatchClaims;
+  /** Bazaar snapshots, when BAZAAR_DISCOVERY_URLS names sources. */
+  bazaar?: BazaarSnapshotService;
+  /** run_python's sandbox, where it can run here. */
+  python?: PythonSandbox;
   /** Stops background work and flushes telemetry. The store is closed by whoever opened it. */
   stop(): Promise<void>;
 }
@@ -94,7 +108,12 @@ export interface Percall {
 export async function createPercall(options: PercallOptions): Promise<Percall> {
   const { config, log, store } = options;
   const llm = config.inference ? new ChatUpstream(config.inference) : undefined;
-  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : []), ...chainUpstreams(options.chains), ...(options.index ? (['index'] as const) : [])]), options.chains?.evmChains));
+  const data = createDataProviders(config.dataProviders);
+  // run_python is on sale only where a sandbox really starts (bubblewrap, user namespaces, the interpreter).
+  const sandbox = await PythonSandbox.start(config.runPython);
+  const python = 'sandbox' in sandbox ? sandbox.sandbox : undefined;
+  if (!python) log.info({ reason: 'reason' in sandbox ? sandbox.reason : undefined }, 'run_python is not on sale here');
+  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : []), ...chainUpstreams(options.chains), ...(options.index ? (['index'] as const) : []), ...(config.bazaar.sources.length > 0 ? (['bazaar'] as const) : []), ...data.kinds, ...(python ? (['python'] as const) : [])]), options.chains?.evmChains, options.index ? [...options.index.chains().keys()] : []));
   const evmOffer = options.offers.find((o) => o.family === 'evm');
   const batch =
     evmOffer && options.batchAuthorizerKey
@@ -123,7 +142,11 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   });
   // The same tick is the heartbeat: it must come well within the owner timeout.
   await reconciler.start(Math.min(config.reconcileIntervalMs, config.ownerTimeoutMs / 3));
-  const runner = new ProductRunner(catalogue, config.fetchPolicy, llm, undefined, config.browserTimeLimits, options.chains, options.index);
+  const runner = new ProductRunner(catalogue, config.fetchPolicy, llm, undefined, config.browserTimeLimits, options.chains, options.index, data, storeMarket(store.bazaarSnapshots()), {
+    verifications: store.settlementVerifications(),
+    networks: options.offers.map((o) => o.network),
+    ...(config.facilitatorUrl ? { facilitatorUrl: config.facilitatorUrl } : {}),
+  }, python);
   const gate = new PaymentGate({
     runner,
     rail,
@@ -141,7 +164,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const app = new Hono();
   app.use(requestIds());
   app.use(hostGuard({ config, listenUrl: options.baseUrl, log })); // DNS rebinding: Host and Origin, before anything is read
-  app.use(boundedBodies(config.maxBodyBytes));
+  app.use(boundedBodies(config.maxBodyBytes, largerBodies(catalogue.available(), config.maxBodyBytes)));
   const baseUrl = options.baseUrl ?? config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const { mpp, mppAccepts } = await createMppRail(options, store, baseUrl);
   for (const network of mpp?.networks ?? []) paymentNetworks.add(network);
@@ -154,12 +177,19 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     offers: options.offers,
     accepts: (product, surface) => rail.requirementsFor(product, surface),
     excluded: (product, surface) => rail.excludedFor(product, surface),
+    bazaarExtension: (product, surface) => rail.paymentRequired(product, surface, '').extensions?.bazaar as Record<string, unknown> | undefined,
     models: INFERENCE_MODELS,
     startedAt: new Date(),
     ...(options.index ? { savedQueries: () => options.index!.savedQueriesSnapshot() } : {}),
     ...(mpp ? { mpp: { methods: [...mpp.methods], accepts: (product, surface) => surface === 'http' && mppAccepts(product) } } : {}),
   };
   registerFreeRoutes(app, discovery);
+  // Bazaar snapshots of the configured discovery lists (dev: this instance's own list, read in process).
+  let ownList: DiscoveryListItem[] | undefined;
+  const bazaar =
+    config.bazaar.sources.length > 0
+      ? new BazaarSnapshotService({ store, settings: config.bazaar, fetchPolicy: config.fetchPolicy, selfItems: () => (ownList ??= discoveryItems(discovery)), log, instanceId: config.instanceId, ...(options.clock ? { clock: options.clock } : {}) })
+      : undefined;
   const keys = new KeyRing(store, config.keyRotationMs);
   // The first instance to start creates the signing key; an unreachable store delays it to first use.
   await keys.ensureKey().catch((error: unknown) => log.warn({ err: describeError(error) }, 'identity keys not ready'));
@@ -176,15 +206,20 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     reportPath: config.reportPath,
     adminToken: config.adminToken,
     batchChannels: batch !== undefined,
+    dataProviders: () => data.stats(),
   });
   // One paid-call flow; the routes, order doors, MPP door and MCP tools only encode its answers.
-  const checkout = new Checkout({ catalogue, rail, gate, store, freeTier, proofs, limits: limiter, telemetry, log, maxBodyBytes: config.maxBodyBytes, mpp, mppAccepts });
+  const checkout = new Checkout({ catalogue, rail, gate, store, freeTier, proofs, limits: limiter, telemetry, log, maxBodyBytes: config.maxBodyBytes, mpp, mppAccepts, precheck: (p, input) => runner.precheck(p, input) });
   const publicBaseUrl = options.baseUrl ?? config.publicBaseUrl;
   registerMcp(app, { catalogue, checkout, gate, limiter, serviceName: config.serviceName, publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
   const paidRouteDeps = { catalogue, checkout, gate, mpp, limiter, trustedProxyHeader: config.trustedProxyHeader, maxBodyBytes: config.maxBodyBytes, publicBaseUrl };
   registerPaidRoutes(app, paidRouteDeps);
   registerOrderRoutes(app, paidRouteDeps);
+  registerOpenAiDoor(app, { ...paidRouteDeps, models: INFERENCE_MODELS });
   if (options.index) registerAnalyticsRoutes(app, { index: options.index, limiter, adminToken: config.adminToken });
+  const runPythonOnSale = python && catalogue.available().some((p) => p.id === 'run-python');
+  registerRunPythonDoors(app, runPythonOnSale ? { python, limiter } : { unavailable: 'reason' in sandbox ? sandbox.reason : 'not on sale here', limiter });
+  registerBazaarRoutes(app, { catalogue, ...(bazaar ? { snapshots: bazaar } : {}), ...(config.adminToken ? { adminToken: config.adminToken } : {}) });
 
   app.notFound((c) => {
     // A known path asked with a method it does not serve is a 405, not a 404.
@@ -214,16 +249,19 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
         })
       : undefined;
   batchClaims?.start();
+  if (options.bazaarSchedule !== false) bazaar?.start();
   const stop = async () => {
     // Vouchers accepted so far are claimed before the process goes (they would be next round anyway).
     await batchClaims?.stop(true);
+    await bazaar?.stop();
     await runner.browser.close();
+    python?.close();
     rail.stop();
     reconciler.stop();
     stopPurging();
     await telemetry.stop();
   };
-  return { app, catalogue, rail, gate, store, telemetry, reconciler, keys, instanceId: config.instanceId, ...(batchClaims ? { batchClaims } : {}), stop };
+  return { app, catalogue, rail, gate, store, telemetry, reconciler, keys, instanceId: config.instanceId, ...(batchClaims ? { batchClaims } : {}), ...(bazaar ? { bazaar } : {}), ...(python ? { python } : {}), stop };
 }
 
 /** The chain upstreams a set of providers gives: `evm` for any EVM chain, `evm:base`, `solana`. */

@@ -9,6 +9,9 @@ import { parseRateLimits, type RateLimits } from './http/rate-limit.ts';
 import { HOST_ENTRY } from './http/host-guard.ts';
 import { parseEvmRpcUrls, type EvmChainName } from './providers/chains.ts';
 import { indexSettingsFromEnv, type IndexSettings } from './index/settings.ts';
+import { bazaarSettingsFromEnv, type BazaarSettings } from './bazaar/settings.ts';
+import { runPythonSettingsFromEnv, type RunPythonSettings } from './sandbox/settings.ts';
+import { dataProviderSettingsFromEnv, type DataProviderSettings } from './providers/api/settings.ts';
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x + 40 hex characters');
 
@@ -93,6 +96,8 @@ const EnvSchema = z.object({
   INFERENCE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Meter `upto` inference by tokens at this USD price per 1,000 tokens (never above the authorization); flat price when unset. */
   INFERENCE_USD_PER_1K_TOKENS: usdAmount.optional(),
+  /** Text products' LLM modes (classify, extract_json, rewrite, abstractive summaries, sentiment reasons): the upstream model id they use. */
+  INFERENCE_TEXT_MODEL: z.string().min(1).max(200).default('openai/gpt-4.1-mini'),
   /**
    * MPP (`Authorization: Payment`): HMAC key of challenge ids, at least 32 bytes, the same on every
    * instance. Dev mode generates one in the data directory; production offers MPP only with it.
@@ -157,6 +162,12 @@ export interface Config {
   chains: { evmRpcUrls: Partial<Record<EvmChainName, string[]>>; budgetPerSecond: number; timeoutMs: number };
   /** The block index and analytics-query (see src/index/settings.ts: INDEX_*, ANALYTICS_*). */
   index: IndexSettings;
+  /** Third-party data providers (see src/providers/api/settings.ts: GLEIF_*, COINGECKO_*, SEARXNG_*, BRAVE_SEARCH_*, X_*…); keys never logged. */
+  dataProviders: DataProviderSettings;
+  /** Bazaar discovery snapshots (see src/bazaar/settings.ts: BAZAAR_*). */
+  bazaar: BazaarSettings;
+  /** run_python's sandbox (see src/sandbox/settings.ts: RUN_PYTHON_*). */
+  runPython: RunPythonSettings;
   facilitatorTimeoutMs: number;
   shutdownGraceMs: number;
   /** x402 batch-settlement channels (see src/payments/batch). */
@@ -170,7 +181,7 @@ export interface Config {
   /** MPP: challenge key, realm, and the optional `tempo` method (from the MPP_TEMPO_* variables). */
   mpp: { secretKey?: string; realm?: string; tempo?: TempoRailConfig };
   /** The inference upstream (its key is never logged). */
-  inference?: { baseUrl: string; apiKey: string; timeoutMs: number; atomicPerThousandTokens?: bigint };
+  inference?: { baseUrl: string; apiKey: string; timeoutMs: number; atomicPerThousandTokens?: bigint; textModel: string };
   /** Smallest settled payment per network family, atomic units. */
   minimumAmount: { evm: bigint; solana: bigint };
   devRpcUrl?: string;
@@ -211,9 +222,34 @@ function evmRpcUrlsFrom(text: string | undefined): Partial<Record<EvmChainName, 
   }
 }
 
+function dataProvidersFrom(env: NodeJS.ProcessEnv): DataProviderSettings {
+  try {
+    return dataProviderSettingsFromEnv(env);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
+}
+
 function indexFrom(env: NodeJS.ProcessEnv, mode: 'dev' | 'production'): IndexSettings {
   try {
     return indexSettingsFromEnv(env, mode);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
+}
+
+// ---- run_python's sandbox (src/sandbox/settings.ts) ----
+function runPythonFrom(env: NodeJS.ProcessEnv): RunPythonSettings {
+  try {
+    return runPythonSettingsFromEnv(env);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
+}
+
+function bazaarFrom(env: NodeJS.ProcessEnv, mode: 'dev' | 'production'): BazaarSettings {
+  try {
+    return bazaarSettingsFromEnv(env, mode);
   } catch (error) {
     throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
   }
@@ -247,6 +283,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evmRpcUrl: e.EVM_RPC_URL,
     chains: { evmRpcUrls: evmRpcUrlsFrom(e.EVM_RPC_URLS), budgetPerSecond: e.RPC_BUDGET_PER_SECOND, timeoutMs: e.RPC_TIMEOUT_MS },
     index: indexFrom(env, e.PERCALL_MODE),
+    dataProviders: dataProvidersFrom(env),
+    bazaar: bazaarFrom(env, e.PERCALL_MODE),
+    runPython: runPythonFrom(env),
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     browserTimeLimits: { loadMs: e.BROWSER_LOAD_TIMEOUT_MS, actionMs: e.BROWSER_ACTION_TIMEOUT_MS },
@@ -279,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             baseUrl: e.INFERENCE_API_URL,
             apiKey: e.INFERENCE_API_KEY,
             timeoutMs: e.INFERENCE_TIMEOUT_MS,
+            textModel: e.INFERENCE_TEXT_MODEL,
             ...(e.INFERENCE_USD_PER_1K_TOKENS ? { atomicPerThousandTokens: usdToAtomic(e.INFERENCE_USD_PER_1K_TOKENS) } : {}),
           },
         }

@@ -12,6 +12,7 @@ usage:
   percall catalogue [ID|TOOL] [--json]  the products as declared: the whole table, or one product with its schemas
   percall index backfill --chain CHAIN --from N [--to M] | status
                                         the block index: backfill a block range (progress: blocks/s, rows/s, ETA), or its status
+  percall bazaar snapshot | runs        take a Bazaar snapshot of BAZAAR_DISCOVERY_URLS now (progress bar), or list the runs
   percall queries add|list|remove       the saved analytics queries (analytics-query by number; add/remove need ADMIN_TOKEN)
 
 Configuration is read from the environment; see README.md.`;
@@ -76,6 +77,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import('./catalogue/catalogue-command.ts')).runCatalogueCommand(rest);
     case 'index':
       return (await import('./index/index-command.ts')).runIndexCommand(rest);
+    case 'bazaar':
+      return (await import('./bazaar/bazaar-command.ts')).runBazaarCommand(rest);
     case 'queries':
       return (await import('./index/queries-command.ts')).runQueriesCommand(rest);
     case 'help':

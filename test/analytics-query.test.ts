@@ -112,17 +112,22 @@ describe('analytics-query on the dev chain, paid with @x402/fetch', () => {
   });
 
   it.each([
-    ["COPY (SELECT * FROM blocks) TO '/tmp/percall-copy.csv'", 422],
-    ["SELECT * FROM read_csv('/etc/passwd')", 422],
-    ["ATTACH '/tmp/percall-other.duckdb' AS other", 422],
-    ['INSTALL httpfs', 422],
-    ["SET memory_limit = '64GB'", 422],
-    ['PRAGMA database_list', 422],
-    ['SELECT 1; SELECT 2', 422],
-    ['SELECT count(*) FROM range(1000000000) a, range(1000000000) b', 422],
-    ['SELECT * FROM blocks WHERE', 400],
-    ['SELECT * FROM no_such_table', 422],
-  ])('refuses %s with %i on field query, and the buyer pays nothing', async (sql, status) => {
+    ["COPY (SELECT * FROM blocks) TO '/tmp/percall-copy.csv'", 422, true],
+    ["SELECT * FROM read_csv('/etc/passwd')", 422, true],
+    ["ATTACH '/tmp/percall-other.duckdb' AS other", 422, true],
+    ['INSTALL httpfs', 422, true],
+    ["SET memory_limit = '64GB'", 422, true],
+    ['PRAGMA database_list', 422, true],
+    ['SELECT 1; SELECT 2', 422, true],
+    // Valid SQL that only running shows is too much: stopped at the time limit, after payment, and not charged.
+    ['SELECT count(*) FROM range(1000000000) a, range(1000000000) b', 422, false],
+    ['SELECT * FROM blocks WHERE', 400, true],
+    ['SELECT * FROM no_such_table', 422, true],
+  ])('refuses %s with %i on field query, and the buyer pays nothing', async (sql, status, beforePayment) => {
+    // The unpaid 402 already names what the index would refuse, so nobody signs a doomed payment.
+    const terms = await quote(route(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: sql }) });
+    if (beforePayment) expect(terms.error).toMatch(status === 400 ? /^invalid_input: query: / : /^input_rejected: query: /);
+    else expect(terms.error).toBeUndefined();
     const before = await balances(chain);
     const response = await pay({ query: sql });
     expect(response.status).toBe(status);

@@ -102,7 +102,7 @@ describe('catalogue', () => {
 
   it('sets mode and rails as described', () => {
     for (const p of products) {
-      if (p.id === 'inference') expect(p.mode).toEqual({ kind: 'upto', maximumAuthorization: '1.00' });
+      if (p.id === 'inference' || p.id === 'chat-completion') expect(p.mode).toEqual({ kind: 'upto', maximumAuthorization: '1.00' });
       else expect(p.mode, p.id).toEqual({ kind: 'fixed' });
       const mpp = p.mcp !== undefined && MPP_TOOLS.includes(p.mcp.tool);
       expect(p.rails, p.id).toEqual({ x402: ['evm', 'solana'], mpp });
@@ -132,7 +132,7 @@ describe('catalogue', () => {
     expect(byId('batch-url-json').input.safeParse({ urls: Array(11).fill('https://example.com/') }).success).toBe(false);
     expect(byId('batch-url-json').input.safeParse({ urls: ['http://example.com/'] }).success).toBe(false);
     // Unknown keys are stripped, not rejected.
-    expect(byId('sentiment').input.parse({ query: 'ETH', extra: 1 })).toEqual({ query: 'ETH' });
+    expect(byId('sentiment').input.parse({ query: 'ETH', extra: 1 })).toEqual({ query: 'ETH', query_type: 'auto', mode: 'lexicon' });
   });
 
   it('offers the six-model inference catalogue as the model enum', () => {
@@ -188,13 +188,32 @@ describe('catalogue', () => {
   });
 
   it('sells exactly the implemented products', () => {
-    const chain = ['base-block-number', 'base-gas-price', 'base-transfer-search-rpc', 'base-tx-status', 'base-usdc-balance', 'base-usdc-transfer-check', 'proxy-implementation', 'solana-ops-context', 'solana-priority-fee'];
-    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'chat-completion', 'echo', 'endpoint-task-evaluation', 'inference', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify', ...chain, 'analytics-query'].sort());
+    const bazaar = ['bazaar-pulse', 'bazaar-delta', 'bazaar-new-listings', 'bazaar-trending', 'bazaar-price-stats', 'bazaar-seller-rank', 'bazaar-category-heat', 'bazaar-market-report', 'bazaar-category-heat-feed', 'bazaar-listing-lint', 'listing-triage', 'reprice-regret', 'ghost-bid-audit', 'agent-return-context', 'agent-preflight-bundle'];
+    const text = ['sentiment', 'classify-text', 'extract-json', 'extract-keywords', 'rewrite-text', 'summarize-text'];
+    const payments = ['settlement-verify', 'x402-receipt-lookup', 'x402-facilitator-health', 'b402-preflight', 'mpp-admission-gate'];
+    const chain = ['base-block-number', 'base-gas-price', 'base-transfer-search-rpc', 'base-tx-status', 'base-usdc-balance', 'base-usdc-transfer-check', 'proxy-implementation', 'solana-ops-context', 'solana-priority-fee', 'base-transfer-search', 'base-wallet-profile', 'wallet-analyze', 'wallet-spy', 'token-metrics', 'token-flow-activity'];
+    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'chat-completion', 'echo', 'endpoint-task-evaluation', 'inference', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'run-python', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify', ...chain, 'analytics-query', 'people-record-normalize', 'lei-resolve', 'crypto-price', 'web-search', 'tweets-search', ...bazaar, ...text, ...payments].sort());
+  });
+
+  it('sells run-python only where a Python sandbox starts', () => {
+    expect(withUpstreams(products, new Set()).find((p) => p.id === 'run-python')!.status).toBe('unavailable');
+    expect(withUpstreams(products, new Set(['python'])).find((p) => p.id === 'run-python')!.status).toBe('available');
   });
 
   it('sells analytics-query only where a block index runs', () => {
     expect(withUpstreams(products, new Set()).find((p) => p.id === 'analytics-query')!.status).toBe('unavailable');
     expect(withUpstreams(products, new Set(['index'])).find((p) => p.id === 'analytics-query')!.status).toBe('available');
+  });
+
+  it('sells the index-backed products only with the index, for the chains it indexes', () => {
+    for (const id of ['base-transfer-search', 'wallet-analyze', 'wallet-spy', 'token-metrics', 'token-flow-activity']) {
+      expect(withUpstreams(products, new Set(['evm', 'evm:base'])).find((p) => p.id === id)!.status, id).toBe('unavailable');
+    }
+    expect(withUpstreams(products, new Set(['index'])).find((p) => p.id === 'base-wallet-profile')!.status).toBe('unavailable'); // and a Base RPC
+    const spy = withUpstreams(products, new Set(['index']), [], ['base']).find((p) => p.id === 'wallet-spy')!;
+    const refused = spy.input.safeParse({ address: `0x${'ab'.repeat(20)}`, chain: 'ethereum' });
+    expect(refused.error?.issues[0]).toMatchObject({ path: ['chain'], params: { status: 422, code: 'chain_not_configured' } });
+    expect(spy.input.safeParse({ address: `0x${'ab'.repeat(20)}`, chain: 'base' }).success).toBe(true);
   });
 });
 

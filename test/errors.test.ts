@@ -162,7 +162,7 @@ describe('routing errors', () => {
 
   it('a declared but unimplemented product answers 501 and never quotes or charges', async () => {
     const before = await balances(chain);
-    const response = await fetch(`${service.url}/api/v1/paid/sentiment`, { method: 'POST', body: '{}' });
+    const response = await fetch(`${service.url}/api/v1/paid/company-research`, { method: 'POST', body: '{}' });
     await expectProblem(response, 501);
     expect(response.headers.get('payment-required')).toBeNull();
     expect(await balances(chain)).toEqual(before);

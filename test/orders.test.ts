@@ -39,7 +39,7 @@ describe('order doors outside /api/v1/paid/', () => {
 
   it('names the problem: unknown product, bad input, wrong method', async () => {
     expect((await order('/api/v1/orders', { product: 'nope' })).status).toBe(400);
-    expect((await order('/api/v1/orders', { product: 'sentiment' })).status).toBe(400); // declared, not on sale
+    expect((await order('/api/v1/orders', { product: 'company-research' })).status).toBe(400); // declared, not on sale
     const badInput = await order('/api/v1/orders', { product: 'route-task', input: {} });
     expect(badInput.status).toBe(402);
     expect(((await badInput.json()) as { error: string }).error).toMatch(/^invalid_input: input.task/);

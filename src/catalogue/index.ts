@@ -21,29 +21,39 @@ const MISSING_UPSTREAM: Record<UpstreamProvider, string> = {
   'evm:base': 'this instance has no Base JSON-RPC configured (EVM_RPC_URLS, base=…)',
   solana: 'this instance has no Solana JSON-RPC configured (SOLANA_RPC_URL)',
   index: 'this instance runs no block index (INDEX_CHAINS)',
+  bazaar: 'this instance takes no Bazaar snapshots (BAZAAR_DISCOVERY_URLS=off)',
+  python: 'this instance has no Python sandbox (bubblewrap and Debian python3 with numpy, pandas and requests, able to start a sandbox; see the README, run_python)',
+  'web-search': 'this instance has no web search provider configured (BRAVE_SEARCH_API_KEY or SEARXNG_URL)',
+  'x-search': 'this instance has no X API token configured (X_BEARER_TOKEN)',
+  lei: 'this instance has the GLEIF provider turned off (GLEIF_API_URL=off)',
+  'crypto-prices': 'this instance has the CoinGecko provider turned off (COINGECKO_API_URL=off)',
 };
 
 /**
  * The declarations as sold on this instance: a product whose upstream is not configured is
- * unavailable. A product that needs `evm` and takes a `chain` field is sold for `evmChains` (the EVM
- * chains this instance reads) only: another chain is refused before payment (422 `chain_not_configured`),
- * so the unpaid 402 already says so.
+ * unavailable. A product that takes a `chain` field is sold for the chains it can read only: with
+ * `evm`, the EVM chains this instance reads (`evmChains`); with `index`, the chains it indexes
+ * (`indexChains`). Another chain is refused before payment (422 `chain_not_configured`), so the
+ * unpaid 402 already says so.
  */
-export function withUpstreams(products: readonly Product[], configured: ReadonlySet<UpstreamProvider>, evmChains: readonly string[] = []): Product[] {
+export function withUpstreams(products: readonly Product[], configured: ReadonlySet<UpstreamProvider>, evmChains: readonly string[] = [], indexChains: readonly string[] = []): Product[] {
   return products.map((product) => {
     const missing = product.requires?.find((need) => !configured.has(need));
     if (product.status !== 'available') return product;
-    if (!missing) return product.requires?.includes('evm') ? forConfiguredChains(product, evmChains) : product;
+    if (!missing) {
+      if (product.requires?.includes('index')) return forConfiguredChains(product, indexChains, 'indexed here', 'no chain is indexed here');
+      return product.requires?.includes('evm') ? forConfiguredChains(product, evmChains, 'configured here', 'no EVM chain is configured here') : product;
+    }
     const { run: _run, status: _status, ...declaration } = product;
     return unavailable({ ...declaration, reason: MISSING_UPSTREAM[missing] });
   });
 }
 
-/** The product with its `chain` field limited to the chains configured (its published schema unchanged). */
-function forConfiguredChains(product: AvailableProduct, chains: readonly string[]): AvailableProduct {
+/** The product with its `chain` field limited to `chains` (its published schema unchanged). */
+function forConfiguredChains(product: AvailableProduct, chains: readonly string[], listed: string, none: string): AvailableProduct {
   const input = product.input;
   if (!(input instanceof z.ZodObject) || !('chain' in input.shape)) return product;
-  const which = chains.length > 0 ? `configured here: ${chains.join(', ')}` : 'no EVM chain is configured here';
+  const which = chains.length > 0 ? `${listed}: ${chains.join(', ')}` : none;
   const limited = input.superRefine((value, ctx) => {
     const chain = (value as { chain?: unknown }).chain;
     if (typeof chain === 'string' && !chains.includes(chain)) {

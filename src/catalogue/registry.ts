@@ -7,7 +7,7 @@
 import { domain, type Domain, type Product } from '../products/kit/index.ts';
 import { time } from '../products/utility/time/index.ts';
 import { echo } from '../products/utility/echo/index.ts';
-import * as utility from '../products/utility/planned.ts';
+import { runPython } from '../products/utility/run-python/index.ts';
 import { webExtract } from '../products/web/web-extract/index.ts';
 import { browserEvidence } from '../products/web/browser-evidence/index.ts';
 import { batchExtract } from '../products/web/batch-extract/index.ts';
@@ -15,6 +15,8 @@ import { batchUrlJson } from '../products/web/batch-url-json/index.ts';
 import { x401BatchExtract } from '../products/web/x401-batch-extract/index.ts';
 import { purchaseWebExtractionSample } from '../products/web/purchase-web-extraction-sample/index.ts';
 import { purchaseWebsiteDecisionPacket } from '../products/web/purchase-website-decision-packet/index.ts';
+import { webSearch } from '../products/web/web-search/index.ts';
+import { tweetsSearch } from '../products/web/tweets-search/index.ts';
 import * as web from '../products/web/planned.ts';
 import { baseBlockNumber } from '../products/chain/base-block-number/index.ts';
 import { baseGasPrice } from '../products/chain/base-gas-price/index.ts';
@@ -25,10 +27,33 @@ import { baseUsdcTransferCheck } from '../products/chain/base-usdc-transfer-chec
 import { proxyImplementation } from '../products/chain/proxy-implementation/index.ts';
 import { solanaOpsContext } from '../products/chain/solana-ops-context/index.ts';
 import { solanaPriorityFee } from '../products/chain/solana-priority-fee/index.ts';
-import * as chain from '../products/chain/planned.ts';
+import { baseTransferSearch } from '../products/chain/base-transfer-search/index.ts';
+import { baseWalletProfile } from '../products/chain/base-wallet-profile/index.ts';
+import { walletAnalyze } from '../products/chain/wallet-analyze/index.ts';
+import { walletSpy } from '../products/chain/wallet-spy/index.ts';
+import { tokenMetrics } from '../products/chain/token-metrics/index.ts';
+import { tokenFlowActivity } from '../products/chain/token-flow-activity/index.ts';
 import { analyticsQuery } from '../products/chain/analytics-query/index.ts';
-import * as bazaar from '../products/bazaar/planned.ts';
-import * as text from '../products/text/planned.ts';
+import { bazaarPulse } from '../products/bazaar/bazaar-pulse/index.ts';
+import { listingTriage } from '../products/bazaar/listing-triage/index.ts';
+import { bazaarCategoryHeat } from '../products/bazaar/bazaar-category-heat/index.ts';
+import { bazaarCategoryHeatFeed } from '../products/bazaar/bazaar-category-heat-feed/index.ts';
+import { bazaarDelta } from '../products/bazaar/bazaar-delta/index.ts';
+import { bazaarListingLint } from '../products/bazaar/bazaar-listing-lint/index.ts';
+import { bazaarMarketReport } from '../products/bazaar/bazaar-market-report/index.ts';
+import { bazaarNewListings } from '../products/bazaar/bazaar-new-listings/index.ts';
+import { bazaarPriceStats } from '../products/bazaar/bazaar-price-stats/index.ts';
+import { bazaarSellerRank } from '../products/bazaar/bazaar-seller-rank/index.ts';
+import { bazaarTrending } from '../products/bazaar/bazaar-trending/index.ts';
+import { repriceRegret } from '../products/bazaar/reprice-regret/index.ts';
+import { ghostBidAudit } from '../products/bazaar/ghost-bid-audit/index.ts';
+import { sentiment } from '../products/text/sentiment/index.ts';
+import { classifyText } from '../products/text/classify-text/index.ts';
+import { extractJson } from '../products/text/extract-json/index.ts';
+import { extractKeywords } from '../products/text/extract-keywords/index.ts';
+import { rewriteText } from '../products/text/rewrite-text/index.ts';
+import { summarizeText } from '../products/text/summarize-text/index.ts';
+import { leiResolve } from '../products/research/lei-resolve/index.ts';
 import * as research from '../products/research/planned.ts';
 import { inference } from '../products/inference/inference/index.ts';
 import { chatCompletion } from '../products/inference/chat-completion/index.ts';
@@ -36,22 +61,30 @@ import { agentRoute } from '../products/agent/agent-route/index.ts';
 import { routeTask } from '../products/agent/route-task/index.ts';
 import { mppRoute } from '../products/agent/mpp-route/index.ts';
 import { agentReadinessAudit } from '../products/agent/agent-readiness-audit/index.ts';
-import * as agent from '../products/agent/planned.ts';
+import { agentPreflightBundle } from '../products/agent/agent-preflight-bundle/index.ts';
+import { agentReturnContext } from '../products/agent/agent-return-context/index.ts';
 import { endpointTaskEvaluation } from '../products/payments/endpoint-task-evaluation/index.ts';
 import { x402EndpointVerify } from '../products/payments/x402-endpoint-verify/index.ts';
+import { settlementVerify } from '../products/payments/settlement-verify/index.ts';
+import { b402Preflight } from '../products/payments/b402-preflight/index.ts';
+import { mppAdmissionGate } from '../products/payments/mpp-admission-gate/index.ts';
+import { x402FacilitatorHealth } from '../products/payments/x402-facilitator-health/index.ts';
+import { x402ReceiptLookup } from '../products/payments/x402-receipt-lookup/index.ts';
 import * as payments from '../products/payments/planned.ts';
+import { peopleRecordNormalize } from '../products/people/people-record-normalize/index.ts';
 import * as people from '../products/people/planned.ts';
+import { cryptoPrice } from '../products/market/crypto-price/index.ts';
 import * as market from '../products/market/planned.ts';
 
 export const DOMAINS: readonly Domain[] = [
   domain('utility', [
     time,
     echo,
-    utility.runPython,
+    runPython,
   ]),
   domain('web', [
     webExtract,
-    web.webSearch,
+    webSearch,
     browserEvidence,
     batchExtract,
     batchUrlJson,
@@ -59,54 +92,54 @@ export const DOMAINS: readonly Domain[] = [
     web.fetchX402Content,
     purchaseWebExtractionSample,
     purchaseWebsiteDecisionPacket,
-    web.tweetsSearch,
+    tweetsSearch,
   ]),
   domain('chain', [
     analyticsQuery,
-    chain.tokenMetrics,
-    chain.walletAnalyze,
-    chain.walletSpy,
+    tokenMetrics,
+    walletAnalyze,
+    walletSpy,
     baseBlockNumber,
     baseGasPrice,
     baseTxStatus,
-    chain.baseTransferSearch,
+    baseTransferSearch,
     baseTransferSearchRpc,
     baseUsdcBalance,
     baseUsdcTransferCheck,
-    chain.baseWalletProfile,
-    chain.tokenFlowActivity,
+    baseWalletProfile,
+    tokenFlowActivity,
     proxyImplementation,
     solanaOpsContext,
     solanaPriorityFee,
   ]),
   domain('bazaar', [
-    bazaar.bazaarPulse,
-    bazaar.listingTriage,
-    bazaar.bazaarCategoryHeat,
-    bazaar.bazaarCategoryHeatFeed,
-    bazaar.bazaarDelta,
-    bazaar.bazaarListingLint,
-    bazaar.bazaarMarketReport,
-    bazaar.bazaarNewListings,
-    bazaar.bazaarPriceStats,
-    bazaar.bazaarSellerRank,
-    bazaar.bazaarTrending,
-    bazaar.repriceRegret,
-    bazaar.ghostBidAudit,
+    bazaarPulse,
+    listingTriage,
+    bazaarCategoryHeat,
+    bazaarCategoryHeatFeed,
+    bazaarDelta,
+    bazaarListingLint,
+    bazaarMarketReport,
+    bazaarNewListings,
+    bazaarPriceStats,
+    bazaarSellerRank,
+    bazaarTrending,
+    repriceRegret,
+    ghostBidAudit,
   ]),
   domain('text', [
-    text.sentiment,
-    text.classifyText,
-    text.extractJson,
-    text.extractKeywords,
-    text.rewriteText,
-    text.summarizeText,
+    sentiment,
+    classifyText,
+    extractJson,
+    extractKeywords,
+    rewriteText,
+    summarizeText,
   ]),
   domain('research', [
     research.companyResearch,
     research.answerWithSources,
     research.researchAnswer,
-    research.leiResolve,
+    leiResolve,
     research.awardFlightSearch,
   ]),
   domain('inference', [
@@ -117,31 +150,31 @@ export const DOMAINS: readonly Domain[] = [
     agentRoute,
     routeTask,
     mppRoute,
-    agent.agentPreflightBundle,
-    agent.agentReturnContext,
+    agentPreflightBundle,
+    agentReturnContext,
     agentReadinessAudit,
   ]),
   domain('payments', [
     endpointTaskEvaluation,
     x402EndpointVerify,
-    payments.x402FacilitatorHealth,
-    payments.settlementVerify,
-    payments.x402ReceiptLookup,
-    payments.b402Preflight,
+    x402FacilitatorHealth,
+    settlementVerify,
+    x402ReceiptLookup,
+    b402Preflight,
     payments.compilePaymentPolicy,
     payments.prepaidAccessToken,
-    payments.mppAdmissionGate,
+    mppAdmissionGate,
     payments.payerProfile,
     payments.serviceGateway,
   ]),
   domain('people', [
-    people.peopleRecordNormalize,
+    peopleRecordNormalize,
     people.peopleSearch,
     people.profileSearch,
     people.peopleEnrich,
   ]),
   domain('market', [
-    market.cryptoPrice,
+    cryptoPrice,
     market.tradingSignals,
     market.marketIntel,
     market.usEquitySnapshot,

@@ -1,6 +1,7 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
-import type { AvailableProduct, Product, Surface } from '../catalogue/types.ts';
+import { pricedForInput } from '../products/kit/price-by-input.ts';
+import type { AvailableProduct, Product, ProductInputError, Surface } from '../catalogue/types.ts';
 import type { ProofVerifier } from '../identity/proof-request.ts';
 import type { Logger } from '../log.ts';
 import type { FreeTierDoor } from '../payments/free-tier.ts';
@@ -36,6 +37,8 @@ export interface CheckoutDeps {
   mpp?: Pick<MppRail, 'verify' | 'gateFailureProblem'>;
   /** Whether a product takes MPP on its route on this instance (declared so, and priced above the network minimum). */
   mppAccepts?(product: AvailableProduct): boolean;
+  /** The product's refusal of valid input before payment (products/runner.ts precheck), for products that declare one. */
+  precheck?(product: AvailableProduct, input: unknown): Promise<ProductInputError | undefined>;
 }
 
 /** Methods that always get the 402 quote on a route (crawlers read prices with any of them). */
@@ -49,6 +52,8 @@ interface ReadInput {
   input?: InputResult;
   /** Prefix of field names (an order's `input`). */
   at?: string;
+  /** Valid input the product refused before payment (its precheck): answered as its run would, nothing charged. */
+  refusal?: ProductInputError;
 }
 
 /** One paid call on its way, after the product and its input are known. */
@@ -79,9 +84,11 @@ export class Checkout {
     if (door.kind === 'route' && !QUOTED_METHODS.has(method ?? '')) return methodNotAllowed(method ?? '', declared!);
     const methodMatches = door.kind !== 'route' || method === declared || (method === 'HEAD' && declared === 'GET') || (method === 'GET' && product.http?.queryToo === true);
     const read = await this.read(request, product, methodMatches);
-    const sale: Sale = { request, product, read, methodMatches };
+    // A product priced by its input is sold (quoted, matched, charged) at the price of this input.
+    const sale: Sale = { request, product: read.input?.ok ? pricedForInput(product, read.input.value) : product, read, methodMatches };
     // MCP answers bad arguments as a protocol error, before proof or payment: nothing is signed in vain.
     if (door.kind === 'tool' && read.input && !read.input.ok) return this.inputProblem(read.input, read.at);
+    if (door.kind === 'tool' && read.refusal) return productFailure(product, labelOf(product, door), read.refusal, this.deps.log);
     if (!product.requiresProof) return this.sell(sale);
     if (door.kind === 'order') {
       return problemResult(problems.invalidInput([{ field: 'product', message: `${product.id} needs a route-scoped proof: call ${product.http!.path}` }]));
@@ -119,7 +126,7 @@ export class Checkout {
       }
       this.deps.telemetry.challenge(endpoint, caller.origin());
       // Always the quote; if the input would be rejected, say so now so nobody signs a doomed payment.
-      const inputError = read.input && !read.input.ok ? `${read.input.code ?? 'invalid_input'}: ${fieldList(read.input.errors, read.at)}` : undefined;
+      const inputError = read.input && !read.input.ok ? `${read.input.code ?? 'invalid_input'}: ${fieldList(read.input.errors, read.at)}` : read.refusal ? refusalError(read.refusal, read.at) : undefined;
       // The MCP transport names the reason of every payment-required result.
       const error = inputError ?? (door.kind === 'tool' ? 'payment_required' : undefined);
       return { kind: 'quote', product, quote: quote(error), offerMpp: door.kind === 'route' && this.takesMpp(product) };
@@ -128,6 +135,7 @@ export class Checkout {
     const input = read.input!;
     if (mpp) {
       if (!input.ok) return this.inputProblem(input, read.at);
+      if (read.refusal) return productFailure(product, labelOf(product, door), read.refusal, this.deps.log);
       return mppPaidCall({ ...this.deps, mpp: this.deps.mpp! }, product, input.value, mpp, caller.origin());
     }
     const presented = x402!;
@@ -136,6 +144,7 @@ export class Checkout {
       return { kind: 'quote', product, quote: quote(presented.malformed), offerMpp: false };
     }
     if (!input.ok) return this.inputProblem(input, read.at);
+    if (read.refusal) return productFailure(product, labelOf(product, door), read.refusal, this.deps.log);
     const result = await this.deps.gate.execute({ product, surface, payload: presented.payload, resource, input: input.value, origin: caller.origin(), endpoint });
     return this.outcome(result, product, door, quote);
   }
@@ -163,6 +172,7 @@ export class Checkout {
   ): Promise<CheckoutResult> {
     const input = read.input!;
     if (!input.ok) return this.inputProblem(input, read.at);
+    if (read.refusal) return productFailure(product, labelOf(product, request.door), read.refusal, this.deps.log);
     const denied = (reason: string): CheckoutResult => ({ kind: 'quote', product, quote: quote(reason), offerMpp: false });
     if ('malformed' in claim) return denied('invalid_siwx_payload');
     const free = await this.deps.freeTier.serve(product, input.value, claim.proof, resource, new URL(request.publicOrigin));
@@ -198,8 +208,16 @@ export class Checkout {
     return undefined;
   }
 
-  /** The request's input: parsed (a route's query or body), then validated against the product's schema. */
+  /** The request's input, read and validated, then prechecked where the product declares a precheck. */
   private async read(request: CheckoutRequest, product: Product, methodMatches: boolean): Promise<ReadInput> {
+    const read = await this.readInput(request, product, methodMatches);
+    if (!read.input?.ok || product.status !== 'available' || !product.precheck || !this.deps.precheck) return read;
+    const refusal = await this.deps.precheck(product, read.input.value);
+    return refusal ? { ...read, refusal } : read;
+  }
+
+  /** The request's input: parsed (a route's query or body), then validated against the product's schema. */
+  private async readInput(request: CheckoutRequest, product: Product, methodMatches: boolean): Promise<ReadInput> {
     const raw = request.input;
     if (raw.kind === 'value') return { json: raw.value, input: validate(product.input, raw.value), ...(raw.at ? { at: raw.at } : {}) };
     if (!methodMatches) return {};
@@ -277,6 +295,12 @@ function labelOf(product: Product, door: Door): string {
 function methodNotAllowed(method: string, declared: 'GET' | 'POST'): ProblemResult {
   const allow = declared === 'GET' ? ['GET', 'HEAD'] : ['POST', 'GET', 'HEAD'];
   return problemResult(problems.methodNotAllowed(method, [declared]), { allow });
+}
+
+/** A precheck's refusal as the quote's `error`: `invalid_input: query: …` (400) or `<code>: query: …` (422). */
+function refusalError(refusal: ProductInputError, at: string | undefined): string {
+  const code = refusal.code ?? (refusal.status === 400 ? 'invalid_input' : 'input_rejected');
+  return `${code}: ${fieldList([{ field: refusal.field ?? 'body', message: refusal.message }], at)}`;
 }
 
 function fieldList(errors: FieldError[], at: string | undefined): string {

@@ -47,7 +47,7 @@ export function productFailure(product: Product, label: string, error: unknown, 
       detail: `${error.message}. The payment was not settled, nothing was charged`,
       ...(error.field ? { errors: [{ field: error.field, message: error.message }] } : {}),
     };
-    return problemResult(problem, { message: `${error.message}. Nothing was charged`, ...(error.status === 503 ? { retryAfter: 1 } : {}) });
+    return problemResult(problem, { message: `${error.message}. Nothing was charged`, ...(error.status === 503 ? { retryAfter: error.retryAfterSeconds ?? 1 } : {}) });
   }
   if (error instanceof ProductTimeoutError) {
     log.warn({ product: product.id }, 'product over its time limit');

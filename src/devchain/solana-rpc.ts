@@ -12,6 +12,7 @@ import {
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
+  getTransactionEncoder,
   isSolanaError,
   SOLANA_ERROR__TRANSACTION__SIGNATURES_MISSING,
   type Address,
@@ -148,6 +149,17 @@ function lands(err: WireError): boolean {
 interface Status {
   slot: bigint;
   err: WireError | null;
+  /** What getTransaction answers: the wire bytes, the block time and the token balances around it. */
+  landed?: { wire: Uint8Array; blockTime: bigint; fee: bigint; preTokenBalances: TokenBalance[]; postTokenBalances: TokenBalance[] };
+}
+
+/** A token balance as a node reports it in a transaction's meta (`uiTokenAmount` as getTokenAccountBalance). */
+interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  uiTokenAmount: { amount: string; decimals: number; uiAmount: number; uiAmountString: string };
 }
 
 /**
@@ -260,12 +272,14 @@ class Ledger {
     if (mode.checkBlockhash && !this.isBlockhashValid(blockhashOf(tx), margin)) return { err: 'BlockhashNotFound' };
     if (this.processed.has(messageHash(tx))) return { err: 'AlreadyProcessed' };
     let result: TransactionMetadata | FailedTransactionMetadata;
+    let pre: TokenBalance[] = [];
     this.svm.withSigverify(mode.sigVerify);
     try {
       if (mode.simulate) {
         const simulated = this.svm.simulateTransaction(tx);
         result = simulated instanceof FailedTransactionMetadata ? simulated : simulated.meta();
       } else {
+        pre = this.tokenBalances(tx);
         result = this.svm.sendTransaction(tx);
       }
     } catch (error) {
@@ -277,10 +291,10 @@ class Ledger {
     }
     if (result instanceof FailedTransactionMetadata) {
       const err = wireError(result.err());
-      if (!mode.simulate && lands(err) && signature) this.record(tx, signature, err);
+      if (!mode.simulate && lands(err) && signature) this.record(tx, signature, err, pre);
       return { err, meta: result.meta() };
     }
-    if (!mode.simulate && signature) this.record(tx, signature, null);
+    if (!mode.simulate && signature) this.record(tx, signature, null, pre);
     return { err: null, meta: result };
   }
 
@@ -319,9 +333,36 @@ class Ledger {
     }
   }
 
-  private record(tx: Transaction, signature: string, err: WireError | null): void {
+  /** The token balances of the transaction's accounts that are token accounts, as a node's meta lists them. */
+  private tokenBalances(tx: Transaction): TokenBalance[] {
+    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    const out: TokenBalance[] = [];
+    for (const [accountIndex, key] of message.staticAccounts.entries()) {
+      const account = this.svm.getAccount(key);
+      const isToken = account.exists && TOKEN_PROGRAMS.has(account.programAddress) && (account.data.length === TOKEN_ACCOUNT_LEN || (account.data.length > TOKEN_ACCOUNT_LEN && account.data[TOKEN_ACCOUNT_LEN] === 2));
+      if (!account.exists || !isToken) continue;
+      const mint = getBase58Decoder().decode(account.data.subarray(0, 32));
+      const mintAccount = this.svm.getAccount(mint as Address);
+      const decimals = mintAccount.exists && mintAccount.data.length >= MINT_LEN ? (mintAccount.data[44] ?? 0) : 0;
+      const amount = new DataView(account.data.buffer, account.data.byteOffset, account.data.byteLength).getBigUint64(64, true);
+      const scale = 10n ** BigInt(decimals);
+      const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+      const uiAmountString = `${amount / scale}${fraction ? `.${fraction}` : ''}`;
+      out.push({
+        accountIndex,
+        mint,
+        owner: getBase58Decoder().decode(account.data.subarray(32, 64)),
+        programId: account.programAddress,
+        uiTokenAmount: { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString },
+      });
+    }
+    return out;
+  }
+
+  private record(tx: Transaction, signature: string, err: WireError | null, pre: TokenBalance[]): void {
     this.recordFees(tx);
-    this.statuses.set(signature, { slot: this.slot, err });
+    const landed = { wire: new Uint8Array(getTransactionEncoder().encode(tx)), blockTime: this.svm.getClock().unixTimestamp, fee: 5000n * BigInt(Object.keys(tx.signatures).length), preTokenBalances: pre, postTokenBalances: this.tokenBalances(tx) };
+    this.statuses.set(signature, { slot: this.slot, err, landed });
     this.processed.set(messageHash(tx), signature);
     if (this.processed.size > MAX_STATUSES) {
       const [oldest, oldestSignature] = this.processed.entries().next().value ?? [];
@@ -516,6 +557,33 @@ function methods(ledger: Ledger): Record<string, (params: unknown[]) => unknown>
         throw new RpcError(-32002, `Transaction simulation failed: ${describe(result.err)}`, simulationResult(result, false));
       }
       return signature;
+    },
+
+    // base64 only: the caller decodes the instructions itself (no jsonParsed in the shim).
+    getTransaction: (params) => {
+      const cfg = config(params, 1);
+      if (cfg.encoding !== 'base64') throw invalidParams('Invalid params: only the base64 encoding is supported by the LiteSVM shim');
+      const status = ledger.status(String(params[0]));
+      if (!status?.landed) return null;
+      const { landed } = status;
+      return {
+        slot: status.slot,
+        blockTime: landed.blockTime,
+        version: getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(landed.wire).messageBytes).version,
+        transaction: [getBase64Decoder().decode(landed.wire), 'base64'],
+        meta: {
+          err: status.err,
+          status: status.err === null ? { Ok: null } : { Err: status.err },
+          fee: landed.fee,
+          preBalances: [],
+          postBalances: [],
+          preTokenBalances: landed.preTokenBalances,
+          postTokenBalances: landed.postTokenBalances,
+          innerInstructions: [],
+          logMessages: [],
+          loadedAddresses: { writable: [], readonly: [] },
+        },
+      };
     },
 
     getSignatureStatuses: (params) => {

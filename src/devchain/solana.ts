@@ -16,7 +16,8 @@
 //   getAccountInfo, getMultipleAccounts (base64/base58/binary encodings, dataSlice), getBalance,
 //   getMinimumBalanceForRentExemption, getTokenAccountBalance, simulateTransaction (sigVerify,
 //   replaceRecentBlockhash, innerInstructions), sendTransaction (with or without preflight),
-//   getSignatureStatuses, getRecentPrioritizationFees (from the compute-unit prices of the
+//   getSignatureStatuses, getTransaction (base64 only, with the token balances around it; pre/post
+//   lamport balances, logs and inner instructions are left empty), getRecentPrioritizationFees (from the compute-unit prices of the
 //   transactions that landed in the last 150 slots; only slots with transactions are listed). Anything else answers JSON-RPC -32601; unsupported options (jsonParsed
 //   encoding, simulate `accounts`) answer -32602 rather than a silently wrong result.
 // - No WebSocket: the @x402/svm facilitator confirms by polling getSignatureStatuses (its
@@ -30,7 +31,7 @@
 //   preflight-failure error). Note one deliberate difference: with skipPreflight a real node
 //   accepts the bytes of a transaction it will drop (duplicate, expired blockhash, bad signature)
 //   and the sender only sees a confirmation timeout; the shim reports the same -32002 at once.
-// - Not supported: durable-nonce transactions, address lookup tables, getTransaction, airdrops,
+// - Not supported: durable-nonce transactions, address lookup tables, airdrops,
 //   persistence (state lives and dies with the process).
 import { createHash } from 'node:crypto';
 import {

@@ -22,6 +22,8 @@ export interface DiscoveryContext {
   accepts(product: AvailableProduct, surface: Surface): PaymentRequirements[];
   /** Configured networks a product does not offer, and why (e.g. its price is below the network's minimum). */
   excluded?(product: AvailableProduct, surface: Surface): ExcludedOffer[];
+  /** The 402's `extensions.bazaar` block of a product on a surface (published again in /discovery/resources). */
+  bazaarExtension?(product: AvailableProduct, surface: Surface): Record<string, unknown> | undefined;
   /** The MPP rail, when this instance offers it: its payment methods and which products take it. */
   mpp?: { methods: string[]; accepts(product: AvailableProduct, surface: Surface): boolean };
   models: readonly InferenceModel[];
@@ -168,6 +170,7 @@ export const FREE_ENDPOINTS: readonly FreeEndpoint[] = [
   { method: 'GET', path: '/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 description', contentType: 'application/json' },
   { method: 'GET', path: '/.well-known/agent.json', operationId: 'getAgentJson', summary: 'Agent card (A2A style)', contentType: 'application/json' },
   { method: 'GET', path: '/.well-known/agent-card.json', operationId: 'getAgentCard', summary: 'Agent card (A2A style), same document as /.well-known/agent.json', contentType: 'application/json' },
+  { method: 'GET', path: '/discovery/resources', operationId: 'listDiscoveryResources', summary: "This instance's catalogue as an x402 Bazaar discovery list (`x402Version`, `items`, `pagination`; query `type`, `payTo`, `scheme`, `network`, `extensions`, `limit`, `offset`)", contentType: 'application/json' },
   { method: 'GET', path: '/.well-known/x402.json', operationId: 'getX402Catalogue', summary: 'x402 payment catalogue: every paid route and tool with its price and payment options', contentType: 'application/json' },
   { method: 'GET', path: '/.well-known/oauth-authorization-server', operationId: 'getAuthorizationServerMetadata', summary: 'OAuth authorization server metadata (RFC 8414) with the agent_auth block of the optional anonymous identity', contentType: 'application/json' },
   { method: 'GET', path: '/.well-known/oauth-protected-resource', operationId: 'getProtectedResourceMetadata', summary: 'OAuth protected resource metadata (RFC 9728)', contentType: 'application/json' },

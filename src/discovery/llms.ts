@@ -1,6 +1,7 @@
 import { atomicToUsd } from '../money.ts';
 import type { AvailableProduct } from '../catalogue/types.ts';
 import { MCP_MANIFEST_VERSION } from '../version.ts';
+import { OPENAI_BASE_PATH, OPENAI_CHAT_PATH, OPENAI_MODELS_PATH, openAiDoorProduct } from '../http/openai-wire.ts';
 import {
   FREE_ENDPOINTS,
   SERVICE_SUMMARY,
@@ -89,8 +90,22 @@ function paidRoutes(ctx: DiscoveryContext): string[] {
     const terms = paymentTerms(product, 'http', ctx);
     lines.push(`- [${http.method} ${http.path}](${ctx.baseUrl}${http.path}): ${describePrice(terms)}. ${oneLine(product.description)}`);
   }
-  lines.push('');
+  lines.push('', ...openAiSection(ctx));
   return lines;
+}
+
+/** The OpenAI-compatible door, when its product is on sale here. */
+function openAiSection(ctx: DiscoveryContext): string[] {
+  const product = openAiDoorProduct(ctx.catalogue.available('http'));
+  if (!product) return [];
+  const terms = paymentTerms(product, 'http', ctx);
+  return [
+    '## OpenAI-compatible door',
+    '',
+    `- [POST ${OPENAI_CHAT_PATH}](${ctx.baseUrl}${OPENAI_CHAT_PATH}): the \`${product.id}\` product in the OpenAI chat-completions wire format (streaming too), ${describePrice(terms)}. Use the official \`openai\` client with \`baseURL: '${ctx.baseUrl}${OPENAI_BASE_PATH}'\` and an x402-paying \`fetch\` (\`wrapFetchWithPayment\` from \`@x402/fetch\`); the 402 is the x402 challenge, other errors are OpenAI error objects.`,
+    `- [GET ${OPENAI_MODELS_PATH}](${ctx.baseUrl}${OPENAI_MODELS_PATH}): the model catalogue as an OpenAI model list, free`,
+    '',
+  ];
 }
 
 function mcpSection(ctx: DiscoveryContext): string[] {

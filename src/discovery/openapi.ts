@@ -14,6 +14,7 @@ import {
   type JsonSchema,
   type PaymentTerms,
 } from './context.ts';
+import { OPENAI_CHAT_PATH, OPENAI_MODELS_PATH, openAiDoorProduct } from '../http/openai-wire.ts';
 
 type Components = Record<string, JsonSchema>;
 
@@ -51,6 +52,22 @@ export function buildOpenApi(ctx: DiscoveryContext): Record<string, unknown> {
   }
   for (const endpoint of FREE_ENDPOINTS) {
     paths[endpoint.path] = { get: freeOperation(endpoint) };
+  }
+  const door = openAiDoorProduct(ctx.catalogue.available('http'));
+  if (door) {
+    // The OpenAI-compatible door sells the same product: its operation, under the door's path.
+    const operation = productOperation(door, ctx, schemas);
+    paths[OPENAI_CHAT_PATH] = {
+      post: {
+        ...operation,
+        operationId: 'openaiChatCompletions',
+        summary: `OpenAI-compatible chat completions (${door.id}, ${operation.summary})`,
+        description: `${operation.description}\n\nOpenAI wire format: works with the official openai client (baseURL ending in /openai/v1) and an x402-paying fetch. Errors other than 402 are OpenAI error objects \`{ error: { message, type, param, code } }\`.`,
+      },
+    };
+    paths[OPENAI_MODELS_PATH] = {
+      get: freeOperation({ method: 'GET', path: OPENAI_MODELS_PATH, operationId: 'openaiListModels', summary: 'The model catalogue as an OpenAI model list (`object: "list"`, `data`)', contentType: 'application/json' }),
+    };
   }
 
   return {

@@ -10,7 +10,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import type { IndexService } from '../index/service.ts';
+import { PEER_PATH, type IndexService } from '../index/service.ts';
 import { ANALYTICS_EXECUTIONS_PATH as EXECUTIONS_PATH, ANALYTICS_SAVED_QUERIES_PATH as SAVED_QUERIES_PATH } from '../products/kit/chain-index.ts';
 import { problemResponse, problems } from './problem.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -34,7 +34,7 @@ const BackfillBody = z.object({
   to: z.union([z.int().min(0), z.string().regex(/^\d{1,15}$/)]).optional(),
 });
 
-function bearerMatches(header: string | undefined, token: string): boolean {
+export function bearerMatches(header: string | undefined, token: string): boolean {
   const given = header?.match(/^Bearer\s+(.+)$/i)?.[1];
   if (!given) return false;
   const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -87,12 +87,25 @@ export function registerAnalyticsRoutes(app: Hono, deps: AnalyticsRoutesDeps): v
     return handler();
   };
 
+  // Peers of one indexer (several instances on one database): the lease holder answers the others'
+  // queries and checks here, for the shared INDEX_PEER_TOKEN only (404 without a lease).
+  const PeerRequest = z.object({ chain: z.string().regex(/^[a-z]+$/), sql: z.string().max(20_000) });
+  app.post(`${PEER_PATH}/:op{query|check}`, async (c) => {
+    const token = index.peerToken;
+    if (!token) return problemResponse(problems.notFound(c.req.path));
+    if (!bearerMatches(c.req.header('authorization'), token)) return problemResponse({ status: 401, code: 'unauthorized', title: 'Unauthorized', detail: 'a valid peer token is required' });
+    const body = PeerRequest.safeParse(await c.req.json().catch(() => undefined));
+    if (!body.success) return invalid(body.error.issues);
+    return c.json(await index.serve(c.req.param('op') as 'query' | 'check', body.data.chain, body.data.sql));
+  });
+
   app.post('/admin/analytics/queries', (c) =>
     admin(c, async () => {
       const body = NewSavedQuery.safeParse(await c.req.json().catch(() => undefined));
       if (!body.success) return invalid(body.error.issues);
-      const check = await index.check(body.data.chain, body.data.sql).catch((error: unknown) => ({ ok: false, message: (error as Error).message }));
-      if (!check.ok) return problemResponse({ status: 422, code: 'query-refused', title: 'The query would be refused', detail: check.message ?? 'refused', errors: [{ field: 'sql', message: check.message ?? 'refused' }] });
+      const check = await index.check(body.data.chain, body.data.sql);
+      if (check.kind === 'unavailable') return problemResponse(problems.serviceUnavailable(check.message), { 'retry-after': '5' });
+      if (check.kind !== 'ok') return problemResponse({ status: 422, code: 'query-refused', title: 'The query would be refused', detail: check.message, errors: [{ field: 'sql', message: check.message }] });
       const saved = await index.addSavedQuery({ name: body.data.name, description: body.data.description, sql: body.data.sql });
       return c.json({ id: saved.id, name: saved.name, description: saved.description, sql: saved.sql, created_at: saved.createdAt }, 201);
     }),

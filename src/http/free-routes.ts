@@ -5,6 +5,7 @@ import type { DiscoveryContext } from '../discovery/context.ts';
 import { buildLlmsFullTxt, buildLlmsTxt } from '../discovery/llms.ts';
 import { buildOpenApi } from '../discovery/openapi.ts';
 import { buildX402Catalogue } from '../discovery/x402-catalogue.ts';
+import { DISCOVERY_LIST_PATH, discoveryItems, discoveryList, parseDiscoveryListQuery, type DiscoveryListItem } from '../discovery/bazaar-list.ts';
 
 const DOCUMENT_CACHE = 'public, max-age=300';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -62,6 +63,14 @@ export function registerFreeRoutes(app: Hono, ctx: DiscoveryContext): void {
 
   const x402 = lazyDocument(JSON_TYPE, json(() => buildX402Catalogue(ctx)));
   app.get('/.well-known/x402.json', () => x402());
+
+  let items: DiscoveryListItem[] | undefined;
+  app.get(DISCOVERY_LIST_PATH, (c) => {
+    const query = parseDiscoveryListQuery(c.req.query());
+    if ('error' in query) return c.json(query, 400);
+    items ??= discoveryItems(ctx);
+    return c.json(discoveryList(items, query), 200, { 'cache-control': DOCUMENT_CACHE });
+  });
 }
 
 /** A plain landing page for people who open the API in a browser: what it is and where the documents are. */

@@ -6,6 +6,7 @@ import type { Hypothesis, Store } from '../store/types.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import { DASHBOARD_HTML } from '../telemetry/dashboard.ts';
 import { metricsText } from '../telemetry/metrics.ts';
+import type { ProviderStats } from '../providers/api/client.ts';
 import { REPORT_SCHEMA } from '../telemetry/report-schema.ts';
 import { buildReport, buildSeries, SnapshotCache, type ReportContext } from '../telemetry/report.ts';
 
@@ -18,6 +19,8 @@ export interface ObservatoryDeps {
   adminToken?: string;
   /** batch-settlement channels are offered: /metrics shows their charged and claimed totals. */
   batchChannels?: boolean;
+  /** Third-party data providers' counters (requests, cache hits, budget refusals, failures) for /metrics. */
+  dataProviders?: () => ProviderStats[];
 }
 
 /** How many closed hypotheses the public log shows. */
@@ -77,7 +80,7 @@ export function registerObservatory(app: Hono, deps: ObservatoryDeps): void {
       await deps.telemetry.flush();
       snapshots.invalidate();
       const channels = deps.batchChannels ? await deps.store.channelStorage().channelTotals() : undefined;
-      return c.body(await metricsText(await snapshots.get(), channels), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      return c.body(await metricsText(await snapshots.get(), channels, deps.dataProviders?.()), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
     }),
   );
 

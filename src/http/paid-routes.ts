@@ -42,7 +42,7 @@ async function handlePaidRequest(c: Context, product: Product, deps: PaidRouteDe
       kind: 'http',
       query: () => queryInput(url),
       body: async () => {
-        const body = await readBodyLimited(c, deps.maxBodyBytes);
+        const body = await readBodyLimited(c, product.maxInputBytes ?? deps.maxBodyBytes);
         return body.ok ? body.text : undefined;
       },
     },

@@ -2,7 +2,7 @@
  * Messages between the service and its index worker (a child process: worker.ts), over Node's IPC
  * channel with the `advanced` serialization (structured clone: bigints pass as they are).
  */
-import type { IndexQueryOutcome } from '../products/kit/chain-index.ts';
+import type { IndexCheckOutcome, IndexQueryOutcome } from '../products/kit/chain-index.ts';
 import type { BackfillProgress } from './backfill.ts';
 import type { IndexSettings } from './settings.ts';
 
@@ -56,7 +56,7 @@ export interface IndexStatus {
 }
 
 export type WorkerReply =
-  | { id: number; ok: true; value: IndexQueryOutcome | IndexStatus | BackfillProgress | { ok: boolean; message?: string } }
+  | { id: number; ok: true; value: IndexQueryOutcome | IndexCheckOutcome | IndexStatus | BackfillProgress }
   | { id: number; ok: false; error: string };
 
 export type WorkerMessage =

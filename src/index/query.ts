@@ -7,7 +7,7 @@
  */
 import duckdb from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import type { IndexQueryOutcome, QueryColumn, QueryResult } from '../products/kit/chain-index.ts';
+import type { IndexCheckOutcome, IndexQueryOutcome, QueryColumn, QueryResult } from '../products/kit/chain-index.ts';
 import type { IndexDatabase } from './database.ts';
 import type { QueryLimits } from './settings.ts';
 import { cleanMessage, guardSql, type GuardScope } from './sql-guard.ts';
@@ -44,19 +44,24 @@ const CALLER_ERRORS = /^(Binder|Catalog|Parser|Conversion|Invalid Input|Out of R
 
 export class QueryEngine {
   private readonly idle: DuckDBConnection[];
+  /** Checks (the unpaid 402's, saved queries') have a connection of their own: they never take a query's. */
+  private checker: DuckDBConnection | undefined;
 
   private constructor(
     private readonly db: IndexDatabase,
     connections: DuckDBConnection[],
+    checker: DuckDBConnection,
     private readonly scope: GuardScope,
     private readonly limits: QueryLimits,
     private readonly memoryLimit: string,
   ) {
     this.idle = connections;
+    this.checker = checker;
   }
 
   static async create(db: IndexDatabase, limits: QueryLimits, memoryLimit: string): Promise<QueryEngine> {
-    const connections = await Promise.all(Array.from({ length: limits.concurrency }, () => db.instance.connect()));
+    const connections = await Promise.all(Array.from({ length: limits.concurrency + 1 }, () => db.instance.connect()));
+    const checker = connections.pop()!;
     const probe = connections[0]!;
     const catalog = String((await probe.runAndReadAll('SELECT current_database()')).getRows()[0]![0]).toLowerCase();
     const chains = new Set(db.chains);
@@ -64,7 +69,7 @@ export class QueryEngine {
     const listed = [...chains].map((c) => `'${c}'`).join(', ') || `''`;
     const names = await probe.runAndReadAll(`SELECT lower(view_name) FROM duckdb_views() UNION SELECT lower(table_name) FROM duckdb_tables() WHERE schema_name NOT IN (${listed})`);
     const systemNames = new Set(names.getRows().map((r) => String(r[0])));
-    return new QueryEngine(db, connections, { catalog, chains, systemNames }, limits, memoryLimit);
+    return new QueryEngine(db, connections, checker, { catalog, chains, systemNames }, limits, memoryLimit);
   }
 
   /** Runs one caller statement with `chain` as its default schema. */
@@ -105,21 +110,24 @@ export class QueryEngine {
     }
   }
 
-  /** Whether `sql` would be accepted (parsed, guarded and bound; not run): for saved queries. */
-  async check(chain: string, sql: string): Promise<{ ok: true } | { ok: false; message: string }> {
-    if (!this.db.chains.includes(chain)) return { ok: false, message: `chain ${chain} is not indexed here` };
-    const connection = this.idle.pop();
-    if (!connection) return { ok: false, message: 'the analytics engine is busy; retry in a moment' };
+  /** Whether `sql` would be accepted (parsed, guarded and bound; not run): the unpaid 402, saved queries. */
+  async check(chain: string, sql: string): Promise<IndexCheckOutcome> {
+    if (!this.db.chains.includes(chain)) return { kind: 'refused', status: 422, code: 'chain_not_configured', message: `chain ${chain} is not indexed on this instance (indexed: ${this.db.chains.join(', ')})` };
+    const connection = this.checker;
+    if (!connection) return { kind: 'unavailable', busy: true, message: 'the analytics engine is busy checking another query; retry in a moment' };
+    this.checker = undefined;
     try {
       await connection.run(`SET search_path = '${chain}'`);
       await connection.run('BEGIN TRANSACTION READ ONLY');
       const verdict = await guardSql(connection, sql, this.scope);
-      if (!verdict.ok) return { ok: false, message: verdict.message };
+      if (!verdict.ok) return { kind: 'refused', status: verdict.status, message: verdict.message };
       verdict.prepared.destroySync();
-      return { ok: true };
+      return { kind: 'ok' };
+    } catch (error) {
+      return { kind: 'unavailable', message: `the index could not check the query (${cleanMessage((error as Error).message ?? String(error), this.db.path).slice(0, 200)})` };
     } finally {
       await connection.run('ROLLBACK').catch(() => undefined);
-      this.idle.push(connection);
+      this.checker = connection;
     }
   }
 
@@ -169,6 +177,8 @@ export class QueryEngine {
   }
 
   close(): void {
+    this.checker?.closeSync();
+    this.checker = undefined;
     for (const connection of this.idle.splice(0)) connection.closeSync();
   }
 }

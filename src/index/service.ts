@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.ts';
 import { describeError } from '../log.ts';
-import type { AnalyticsExecution, ChainIndex, IndexQueryOutcome, QueryResult, SavedQuery } from '../products/kit/chain-index.ts';
+import { withDeadline } from '../deadline.ts';
+import type { AnalyticsExecution, ChainIndex, IndexCheckOutcome, IndexQueryOutcome, QueryResult, SavedQuery } from '../products/kit/chain-index.ts';
 import type { SavedQueryRecord, Store } from '../store/types.ts';
 import type { BackfillProgress } from './backfill.ts';
 import type { IndexStatus, WorkerChain, WorkerInit, WorkerMessage, WorkerRequest } from './protocol.ts';
@@ -33,7 +34,26 @@ export interface IndexServiceOptions {
   log: Logger;
   /** Follow the chains' heads (the service does; a one-off backfill process does not). */
   follow?: boolean;
+  /** Several instances on one database: one indexer at a time, under a lease (see IndexLease). */
+  lease?: IndexLease;
 }
+
+/**
+ * One indexer for several instances: each contends for a lease in the shared store every `renewMs`;
+ * the holder runs the worker (follows the heads, answers queries), the others send their queries
+ * and checks to the holder at the URL it published with the lease, with the shared token.
+ */
+export interface IndexLease {
+  store: Pick<Store, 'takeLease' | 'releaseLease' | 'leaseHolder'>;
+  instanceId: string;
+  /** This instance as the others reach it, and the token every instance shares. */
+  peer: { url: string; token: string };
+  renewMs?: number;
+}
+
+export const INDEX_LEASE = 'block-index';
+/** Where an indexing instance takes its peers' queries (http/analytics-routes.ts). */
+export const PEER_PATH = '/internal/index';
 
 /** Where the worker's code is: the TypeScript file from source (tests, tsx), the bundle's entry otherwise. */
 function workerEntry(): { path: string; execArgv: string[] } {
@@ -66,6 +86,8 @@ export const EXECUTION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** How long a statement's caller waits for a free connection before 503. */
 const QUEUE_WAIT_MS = 5_000;
+/** How long a check (parse and bind, nothing run) may take before it is given up as unknown. */
+const CHECK_TIMEOUT_MS = 3_000;
 /** Past the statement's own limit, how long the worker gets to answer before it is killed. */
 const KILL_GRACE_MS = 5_000;
 
@@ -92,6 +114,10 @@ export class IndexService implements ChainIndex {
   private savedRefresh: NodeJS.Timeout | undefined;
   /** Backfills started through the operator API, by job id. */
   readonly jobs = new Map<string, BackfillProgress>();
+  /** With a lease: whether this instance holds it (runs the worker), and else the holder's URL. */
+  private leading = false;
+  private leader: string | undefined;
+  private leaseTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: IndexServiceOptions) {
     this.networks = new Map(options.chains.map((c) => [c.chain, c.network]));
@@ -103,7 +129,78 @@ export class IndexService implements ChainIndex {
     void this.refreshSaved();
     this.savedRefresh ??= setInterval(() => void this.refreshSaved(), 60_000);
     this.savedRefresh.unref();
-    return this.spawn();
+    const lease = this.options.lease;
+    if (!lease) return this.spawn();
+    this.leaseTimer ??= setInterval(() => void this.contend(), lease.renewMs ?? 5_000);
+    this.leaseTimer.unref();
+    return this.contend();
+  }
+
+  /** The peer token, when several instances share one indexer (the route that serves them checks it). */
+  get peerToken(): string | undefined {
+    return this.options.lease?.peer.token;
+  }
+
+  private get holderName(): string {
+    const lease = this.options.lease!;
+    return `${lease.instanceId} ${lease.peer.url}`;
+  }
+
+  /** Takes or renews the lease: the holder runs the worker, the others learn who holds it. */
+  private async contend(): Promise<void> {
+    const lease = this.options.lease!;
+    const renewMs = lease.renewMs ?? 5_000;
+    try {
+      if (await lease.store.takeLease(INDEX_LEASE, this.holderName, 3 * renewMs)) {
+        this.leader = undefined;
+        if (this.leading) return;
+        this.leading = true;
+        this.options.log.info({ instance: lease.instanceId }, 'this instance holds the index lease: it runs the block index');
+        await this.spawn().catch(() => undefined);
+        return;
+      }
+      if (this.leading) {
+        this.leading = false;
+        this.options.log.warn({ instance: lease.instanceId }, 'the index lease went to another instance; stopping this index worker');
+        await this.stopWorker();
+      }
+      this.leader = (await lease.store.leaseHolder(INDEX_LEASE))?.split(' ')[1];
+    } catch (error) {
+      this.options.log.warn({ err: describeError(error) }, 'the index lease could not be read or renewed');
+    }
+  }
+
+  /** Forwards a query or check to the instance that holds the lease. */
+  private async forward<T>(op: 'query' | 'check', chain: string, sql: string, timeoutMs: number): Promise<T | { kind: 'unavailable'; message: string }> {
+    const leader = this.leader;
+    if (!leader) return { kind: 'unavailable', message: 'no instance runs the block index right now (its lease is free); retry in a few seconds' };
+    try {
+      const response = await fetch(`${leader}${PEER_PATH}/${op}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.lease!.peer.token}` },
+        body: JSON.stringify({ chain, sql }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (!response.ok) return { kind: 'unavailable', message: `the indexing instance answered ${response.status}` };
+      return (await response.json()) as T;
+    } catch (error) {
+      return { kind: 'unavailable', message: `the indexing instance did not answer (${(error as Error).name})` };
+    }
+  }
+
+  /** A peer's query or check, answered here only by the lease holder (never forwarded again). */
+  serve(op: 'query' | 'check', chain: string, sql: string): Promise<IndexQueryOutcome | IndexCheckOutcome> {
+    if (this.options.lease && !this.leading) return Promise.resolve({ kind: 'unavailable', message: 'this instance does not run the block index' });
+    return op === 'query' ? this.query(chain, sql) : this.check(chain, sql);
+  }
+
+  /** The worker is to run here: always without a lease, only while holding it with one. */
+  private get runsWorker(): boolean {
+    return !this.options.lease || this.leading;
+  }
+
+  private notHere(): Error {
+    return new Error(`this instance does not run the block index${this.leader ? `; the instance at ${this.leader} does` : ''}`);
   }
 
   private spawn(): Promise<void> {
@@ -148,7 +245,7 @@ export class IndexService implements ChainIndex {
           this.pending.delete(id);
           pending.reject(new Error('the index worker stopped'));
         }
-        if (this.stopping || this.failure) {
+        if (this.stopping || this.failure || !this.runsWorker) {
           if (this.failure) this.options.log.error({ reason: this.failure }, 'the block index could not be opened; analytics-query answers 503');
           return;
         }
@@ -196,6 +293,7 @@ export class IndexService implements ChainIndex {
   }
 
   async query(chain: string, sql: string): Promise<IndexQueryOutcome> {
+    if (!this.runsWorker) return this.forward<IndexQueryOutcome>('query', chain, sql, this.options.settings.query.timeoutMs + KILL_GRACE_MS + 5_000);
     if (!(await this.slot())) return { kind: 'unavailable', busy: true, message: 'the analytics engine is busy with other queries; retry in a few seconds' };
     try {
       await this.ready;
@@ -239,19 +337,29 @@ export class IndexService implements ChainIndex {
     this.waiting.shift()?.();
   }
 
-  /** Whether `sql` is one SELECT over the index the engine would run (it is parsed and bound, not run). */
-  async check(chain: string, sql: string): Promise<{ ok: boolean; message?: string }> {
-    await this.ready;
-    return this.request<{ ok: boolean; message?: string }>({ type: 'check', chain, sql }, 30_000);
+  /**
+   * Whether `sql` is one SELECT over the index the engine would run (parsed, guarded and bound, not
+   * run). Bounded: an index that is starting, gone or slower than CHECK_TIMEOUT_MS is `unavailable`.
+   */
+  async check(chain: string, sql: string): Promise<IndexCheckOutcome> {
+    if (!this.runsWorker) return this.forward<IndexCheckOutcome>('check', chain, sql, CHECK_TIMEOUT_MS + 2_000);
+    try {
+      await withDeadline(this.ready ?? Promise.reject(new Error('the index is not started')), CHECK_TIMEOUT_MS, () => new WorkerTimeoutError());
+      return await this.request<IndexCheckOutcome>({ type: 'check', chain, sql }, CHECK_TIMEOUT_MS);
+    } catch (error) {
+      return { kind: 'unavailable', message: `the block index could not check the query (${(error as Error).message})` };
+    }
   }
 
   async status(): Promise<IndexStatus> {
+    if (!this.runsWorker) throw this.notHere();
     await this.ready;
     return this.request<IndexStatus>({ type: 'status' }, 30_000);
   }
 
   /** Runs a backfill in the worker; resolves with its final progress. */
   async backfill(chain: string, from: bigint, to: bigint | undefined, onProgress: (p: BackfillProgress) => void): Promise<BackfillProgress> {
+    if (!this.runsWorker) throw this.notHere();
     await this.ready;
     return this.request<BackfillProgress>({ type: 'backfill', chain, from, ...(to !== undefined ? { to } : {}) }, 0, onProgress);
   }
@@ -365,6 +473,16 @@ export class IndexService implements ChainIndex {
     clearTimeout(this.restartTimer);
     clearInterval(this.savedRefresh);
     this.savedRefresh = undefined;
+    clearInterval(this.leaseTimer);
+    this.leaseTimer = undefined;
+    await this.stopWorker();
+    if (this.leading) await this.options.lease!.store.releaseLease(INDEX_LEASE, this.holderName).catch(() => undefined);
+    this.leading = false;
+  }
+
+  /** Stops the worker (it is not started again). */
+  private async stopWorker(): Promise<void> {
+    clearTimeout(this.restartTimer);
     const child = this.child;
     if (!child) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

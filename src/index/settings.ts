@@ -40,6 +40,14 @@ export interface IndexSettings {
   rpcBudgetPerSecond?: number;
   /** How long a stored analytics execution can be fetched again, free. */
   executionTtlMs: number;
+  /**
+   * Several instances on one PostgreSQL database: one indexer at a time (a lease in the store); the
+   * others send their index reads to it at its `url` (this instance's, as the others reach it),
+   * authenticated with `token` (shared by all instances). Unset: this instance indexes on its own.
+   */
+  peer?: { url: string; token: string };
+  /** How often the index lease is renewed (it lasts three times that). */
+  leaseRenewMs: number;
   query: QueryLimits;
 }
 
@@ -63,6 +71,9 @@ const IndexEnv = z.object({
   ANALYTICS_MAX_RESULT_BYTES: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
   ANALYTICS_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   ANALYTICS_RETENTION_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  INDEX_PEER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  INDEX_PEER_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  INDEX_LEASE_RENEW_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
 });
 
 /** Reads the index settings; throws an Error naming the variable when one is malformed. */
@@ -70,6 +81,7 @@ export function indexSettingsFromEnv(env: NodeJS.ProcessEnv, mode: 'dev' | 'prod
   const parsed = IndexEnv.safeParse(env);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const e = parsed.data;
+  if (Boolean(e.INDEX_PEER_URL) !== Boolean(e.INDEX_PEER_TOKEN)) throw new Error('INDEX_PEER_URL and INDEX_PEER_TOKEN: set both (one indexer for several instances) or neither');
   const chains = [...new Set(e.INDEX_CHAINS ?? (mode === 'dev' ? ['base' as const] : []))];
   const startBlocks: IndexSettings['startBlocks'] = {};
   for (const chain of EVM_CHAIN_NAMES) {
@@ -95,6 +107,8 @@ export function indexSettingsFromEnv(env: NodeJS.ProcessEnv, mode: 'dev' | 'prod
     rpcConcurrency: e.INDEX_RPC_CONCURRENCY,
     ...(e.INDEX_RPC_BUDGET_PER_SECOND ? { rpcBudgetPerSecond: e.INDEX_RPC_BUDGET_PER_SECOND } : {}),
     executionTtlMs: e.ANALYTICS_RETENTION_SECONDS * 1000,
+    leaseRenewMs: e.INDEX_LEASE_RENEW_MS,
+    ...(e.INDEX_PEER_URL && e.INDEX_PEER_TOKEN ? { peer: { url: e.INDEX_PEER_URL.replace(/\/+$/, ''), token: e.INDEX_PEER_TOKEN } } : {}),
     query: {
       timeoutMs: e.ANALYTICS_TIMEOUT_MS,
       maxRows: e.ANALYTICS_MAX_ROWS,

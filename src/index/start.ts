@@ -35,6 +35,9 @@ export function indexChains(config: Config, chains: ChainSettings, log?: Logger)
 export function startIndex(config: Config, chains: ChainSettings, store: Store, log: Logger): IndexService | undefined {
   const indexed = indexChains(config, chains, log);
   if (indexed.length === 0) return undefined;
+  // One indexer for several instances needs their shared database; on an embedded one each instance is alone.
+  const peer = config.index.peer;
+  if (peer && !config.databaseUrl) log.warn('INDEX_PEER_URL is set without DATABASE_URL: this instance indexes on its own');
   const service = new IndexService({
     settings: config.index,
     path: indexPath(config),
@@ -42,6 +45,7 @@ export function startIndex(config: Config, chains: ChainSettings, store: Store, 
     rpc: { budgetPerSecond: chains.budgetPerSecond, timeoutMs: chains.timeoutMs },
     store,
     log,
+    ...(peer && config.databaseUrl ? { lease: { store, instanceId: config.instanceId, peer, renewMs: config.index.leaseRenewMs } } : {}),
   });
   service.start().then(
     () => log.info({ chains: indexed.map((c) => `${c.chain} (${c.network})`) }, 'block index open'),

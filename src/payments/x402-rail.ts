@@ -9,6 +9,7 @@ import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { AvailableProduct, NetworkFamily, Product, Surface } from '../catalogue/types.ts';
 import { priceFor } from '../catalogue/index.ts';
+import { priceVariants } from '../products/kit/price-by-input.ts';
 import { inputJsonSchema, outputJsonSchema } from '../catalogue/json-schema.ts';
 import { atomicToUsd, usdToAtomic } from '../money.ts';
 
@@ -113,11 +114,14 @@ export class X402Rail {
   async initialize(products: readonly Product[]): Promise<void> {
     await this.server.initialize();
     const quotes = new Map<string, Quote>();
-    for (const product of products) {
-      if (product.status !== 'available') continue;
-      for (const surface of ['http', 'mcp'] as const) {
-        if (!product[surface]) continue;
-        quotes.set(quoteKey(product, surface), await this.buildQuote(product, surface));
+    for (const declared of products) {
+      if (declared.status !== 'available') continue;
+      // A product priced by its input has a quote per price (kit/price-by-input.ts).
+      for (const product of [declared, ...priceVariants(declared)]) {
+        for (const surface of ['http', 'mcp'] as const) {
+          if (!product[surface]) continue;
+          quotes.set(quoteKey(product, surface), await this.buildQuote(product, surface));
+        }
       }
     }
     for (const [key, quote] of quotes) this.quotes.set(key, quote);
@@ -231,14 +235,31 @@ export interface EncodedQuote {
 
 const MAX_ENCODED_QUOTES = 512;
 
+/**
+ * Node's fetch (undici) takes at most 16 KB of response headers in all. A quote whose header would
+ * be larger than this leaves the JSON Schema of its output example out of the header's bazaar block
+ * (the body, the same object otherwise, keeps it): products with rich outputs stay payable.
+ */
+const HEADER_BUDGET = 12 * 1024;
+
 /** Base64 of the UTF-8 JSON, byte for byte what `encodePaymentRequiredHeader` produces, without its per-byte loop. */
 export function encodeQuote(quote: PaymentRequired): EncodedQuote {
   const body = JSON.stringify(quote);
-  return { header: Buffer.from(body, 'utf8').toString('base64'), body, ...(quote.error ? { error: quote.error } : {}) };
+  let header = Buffer.from(body, 'utf8').toString('base64');
+  if (header.length > HEADER_BUDGET) header = Buffer.from(JSON.stringify(withoutOutputSchema(quote)), 'utf8').toString('base64');
+  return { header, body, ...(quote.error ? { error: quote.error } : {}) };
+}
+
+/** The quote with its bazaar output example's schema reduced to `{ type: 'object' }`. */
+function withoutOutputSchema(quote: PaymentRequired): PaymentRequired {
+  const copy = JSON.parse(JSON.stringify(quote)) as PaymentRequired;
+  const output = (copy.extensions?.bazaar as { schema?: { properties?: { output?: { properties?: { example?: unknown } } } } } | undefined)?.schema?.properties?.output?.properties;
+  if (output?.example) output.example = { type: 'object' };
+  return copy;
 }
 
 function quoteKey(product: Product, surface: Surface): string {
-  return `${surface}:${product.id}`;
+  return product.priceTier === undefined ? `${surface}:${product.id}` : `${surface}:${product.id}:${product.priceTier}`;
 }
 
 /** The bazaar discovery block (x402 `extensions.bazaar`): input schema and output example. */

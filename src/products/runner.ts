@@ -1,12 +1,19 @@
 import { withDeadline } from '../deadline.ts';
-import type { AvailableProduct, ChainIndex, ProductContext } from './kit/index.ts';
+import { ProductInputError, type AvailableProduct, type ChainIndex, type ProductContext } from './kit/index.ts';
 import type { ChatUpstream } from '../providers/llm.ts';
 import type { ChainProviders } from '../providers/chains.ts';
+import type { DataProviders } from '../providers/data.ts';
+import type { BazaarMarket } from './kit/bazaar-market.ts';
+import type { PaymentsDesk } from './kit/payments-desk.ts';
+import type { PythonRunner } from '../sandbox/python-sandbox.ts';
 import { BrowserPool, type PageTimeLimits } from '../providers/browser.ts';
 import { safeFetch, type FetchPolicy } from '../providers/safe-fetch.ts';
 
 /** A product may run this long at most; its signal aborts then, and the call ends without it. */
 const PRODUCT_TIME_LIMIT_MS = 60_000;
+
+/** A precheck that takes longer is given up: the paid call decides. */
+const PRECHECK_TIME_LIMIT_MS = 3_000;
 
 /** A product did not finish within its time limit: our failure, answered 503 and never charged. */
 export class ProductTimeoutError extends Error {
@@ -32,6 +39,14 @@ export class ProductRunner {
     private readonly chains?: ChainProviders,
     /** The block index (src/index/), when this instance runs one. */
     private readonly index?: ChainIndex,
+    /** Third-party data providers (providers/data.ts). */
+    private readonly data?: DataProviders,
+    /** The Bazaar discovery snapshots (src/bazaar/). */
+    private readonly bazaar?: BazaarMarket,
+    /** Settlement verifications and this instance's payment facts (kit/payments-desk.ts). */
+    private readonly payments?: PaymentsDesk,
+    /** The Python sandbox (src/sandbox/), where it can run here. */
+    private readonly python?: PythonRunner,
   ) {
     this.browser = new BrowserPool(fetchPolicy, undefined, pageTimeLimits);
   }
@@ -55,9 +70,25 @@ export class ProductRunner {
       llm: this.llm,
       ...(this.chains ? { chains: this.chains } : {}),
       ...(this.index ? { index: this.index } : {}),
+      ...(this.data ? { data: this.data } : {}),
+      ...(this.bazaar ? { bazaar: this.bazaar } : {}),
+      ...(this.payments ? { payments: this.payments } : {}),
+      ...(this.python ? { python: this.python } : {}),
       metered,
     });
     // The limit holds even for a product that ignores its signal: the call ends, the late result is dropped.
     return withDeadline(running, this.timeLimitMs, () => new ProductTimeoutError(`${product.id} did not finish within ${this.timeLimitMs} ms`));
+  }
+
+  /** The product's refusal of valid input before payment (see AvailableProduct.precheck); undefined when it passes or cannot tell now. */
+  async precheck(product: AvailableProduct, input: unknown): Promise<ProductInputError | undefined> {
+    if (!product.precheck) return undefined;
+    const checking = product.precheck(input, { now: new Date(), ...(this.chains ? { chains: this.chains } : {}), ...(this.index ? { index: this.index } : {}), ...(this.llm ? { llm: this.llm } : {}) });
+    try {
+      await withDeadline(checking, PRECHECK_TIME_LIMIT_MS, () => new ProductTimeoutError(`${product.id}: precheck timed out`));
+      return undefined;
+    } catch (error) {
+      return error instanceof ProductInputError ? error : undefined;
+    }
   }
 }

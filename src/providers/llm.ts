@@ -15,6 +15,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   /** Cap on completion tokens (the model's own maximum by default). */
   max_tokens?: number;
+  /** Sampling temperature; the upstream's default when absent (text products ask for 0: stable answers). */
+  temperature?: number;
 }
 
 /** The OpenAI chat-completion object, as much of it as we rely on; other fields pass through. */
@@ -39,6 +41,8 @@ export interface ChatUpstreamOptions {
   timeoutMs: number;
   /** Operator option: meter `upto` calls by usage at this many atomic USDC (micro-USD) per 1,000 tokens. */
   atomicPerThousandTokens?: bigint;
+  /** The model the text products' LLM modes use (INFERENCE_TEXT_MODEL). */
+  textModel?: string;
 }
 
 /** Upstream answered, but not with a completion: the caller is not charged (502). */
@@ -47,6 +51,8 @@ export class UpstreamError extends Error {
   constructor(
     message: string,
     readonly status?: number,
+    /** The upstream did not answer within INFERENCE_TIMEOUT_MS. */
+    readonly timedOut = false,
   ) {
     super(message);
   }
@@ -62,9 +68,13 @@ export class ChatUpstream {
     return this.options.atomicPerThousandTokens;
   }
 
+  /** The model of the text products' LLM modes. */
+  get textModel(): string {
+    return this.options.textModel ?? 'openai/gpt-4.1-mini';
+  }
+
   async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
-    const response = await this.post({ ...request, stream: false }, signal);
-    const text = await readBounded(response);
+    const text = await this.post({ ...request, stream: false }, signal);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -80,8 +90,7 @@ export class ChatUpstream {
    * anything is released, because the caller is charged only for a completion that finished.
    */
   async stream(request: ChatRequest, signal: AbortSignal): Promise<ChatStream> {
-    const response = await this.post({ ...request, stream: true, stream_options: { include_usage: true } }, signal);
-    const text = await readBounded(response);
+    const text = await this.post({ ...request, stream: true, stream_options: { include_usage: true } }, signal);
     const chunks: Record<string, unknown>[] = [];
     let done = false;
     let usage: ChatCompletion['usage'];
@@ -108,8 +117,11 @@ export class ChatUpstream {
     return { chunks, usage };
   }
 
-  private async post(body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+  /** Sends one request and reads its whole answer within INFERENCE_TIMEOUT_MS (headers and body alike). */
+  private async post(body: Record<string, unknown>, signal: AbortSignal): Promise<string> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const failed = (error: unknown, what: string) =>
+      error instanceof UpstreamError ? error : timeout.aborted ? new UpstreamError('the inference upstream did not answer in time', undefined, true) : new UpstreamError(`${what} (${(error as Error).name})`);
     let response: Response;
     try {
       response = await fetch(`${this.options.baseUrl.replace(/\/$/, '')}/chat/completions`, {
@@ -119,14 +131,17 @@ export class ChatUpstream {
         signal: AbortSignal.any([signal, timeout]),
       });
     } catch (error) {
-      if (timeout.aborted) throw new UpstreamError('the inference upstream did not answer in time');
-      throw new UpstreamError(`the inference upstream could not be reached (${(error as Error).name})`);
+      throw failed(error, 'the inference upstream could not be reached');
     }
     if (!response.ok) {
-      await response.body?.cancel();
+      await response.body?.cancel().catch(() => undefined);
       throw new UpstreamError(`the inference upstream answered HTTP ${response.status}`, response.status);
     }
-    return response;
+    try {
+      return await readBounded(response);
+    } catch (error) {
+      throw failed(error, 'the inference upstream connection broke');
+    }
   }
 }
 

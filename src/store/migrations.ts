@@ -238,6 +238,55 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX analytics_executions_expires_idx ON analytics_executions (expires_at);
     `,
   },
+  {
+    // Bazaar snapshots (src/bazaar): one row per snapshot run, and one row per listing and snapshot.
+    // A day has at most one complete snapshot; a later complete run of the same day supersedes the
+    // earlier one, which is kept (the whole history stays). `body` is the normalized listing as JSON
+    // text; the typed columns are copies for lookups by listing and by seller.
+    version: 9,
+    sql: `
+      CREATE TABLE bazaar_snapshots (
+        id bigserial PRIMARY KEY,
+        day date NOT NULL,
+        state text NOT NULL CHECK (state IN ('running', 'complete', 'superseded', 'failed')),
+        sources text NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        completed_at timestamptz,
+        listings integer NOT NULL DEFAULT 0,
+        malformed integer NOT NULL DEFAULT 0,
+        duplicates integer NOT NULL DEFAULT 0,
+        pages integer NOT NULL DEFAULT 0,
+        detail text
+      );
+      CREATE UNIQUE INDEX bazaar_snapshots_one_per_day ON bazaar_snapshots (day) WHERE state = 'complete';
+      CREATE TABLE bazaar_listings (
+        snapshot_id bigint NOT NULL REFERENCES bazaar_snapshots (id) ON DELETE CASCADE,
+        key text NOT NULL,
+        category text NOT NULL,
+        pay_to text NOT NULL,
+        network text NOT NULL,
+        body text NOT NULL,
+        PRIMARY KEY (snapshot_id, key)
+      );
+      CREATE INDEX bazaar_listings_key_idx ON bazaar_listings (key);
+      CREATE INDEX bazaar_listings_pay_to_idx ON bazaar_listings (pay_to);
+    `,
+  },
+  {
+    // settlement_verify's answers (src/products/payments/settlement-verify), kept for
+    // x402_receipt_lookup: `record` is the verification's JSON text, the typed columns copies for lookups.
+    version: 10,
+    sql: `
+      CREATE TABLE settlement_verifications (
+        id text PRIMARY KEY,
+        network text NOT NULL,
+        transaction text NOT NULL,
+        record text NOT NULL,
+        verified_at timestamptz NOT NULL
+      );
+      CREATE INDEX settlement_verifications_tx_idx ON settlement_verifications (network, transaction);
+    `,
+  },
 ];
 
 /** Arbitrary constant identifying percall's migration lock. */

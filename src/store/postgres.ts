@@ -30,6 +30,11 @@ export function openPostgresStore(options: PostgresOptions): SqlStore {
     query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
     transaction: async (fn) => {
       const client = await pool.connect();
+      // A connection lost while the client is checked out is reported on the client, not the pool:
+      // unheard, it would crash the process. The query under way fails anyway; the client is dropped.
+      let lost: Error | undefined;
+      const onLost = (error: Error) => (lost = error);
+      client.on('error', onLost);
       try {
         await client.query('BEGIN');
         const result = await fn({ query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[] });
@@ -39,7 +44,8 @@ export function openPostgresStore(options: PostgresOptions): SqlStore {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.off('error', onLost);
+        client.release(lost);
       }
     },
     close: () => pool.end(),

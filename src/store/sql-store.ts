@@ -1,5 +1,7 @@
 import type { Surface } from '../catalogue/types.ts';
 import { SqlChannelStorage } from './channel-storage.ts';
+import { SqlBazaarSnapshots } from './bazaar-snapshots.ts';
+import { SqlSettlementVerifications } from './settlement-verifications.ts';
 import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
 import type {
   AnalyticsExecutionRecord,
@@ -67,6 +69,8 @@ const LEDGER_COLUMNS = `payment_key, payer, network, scheme, amount::text AS amo
 export class SqlStore implements Store {
   private schema: Promise<void> | undefined;
   private channels: SqlChannelStorage | undefined;
+  private bazaar: SqlBazaarSnapshots | undefined;
+  private verifications: SqlSettlementVerifications | undefined;
   private confirmations: DeliveryConfirmations | undefined;
   healthy = true;
 
@@ -127,6 +131,16 @@ export class SqlStore implements Store {
       if (own && error === own.error) throw error;
       throw this.unavailable(error);
     }
+  }
+
+  /** Bazaar snapshots on this store's database (one per store). */
+  bazaarSnapshots(): SqlBazaarSnapshots {
+    return (this.bazaar ??= new SqlBazaarSnapshots({ query: (sql, params) => this.run(sql, params), transaction: (fn) => this.transact(fn) }));
+  }
+
+  /** settlement_verify's stored verifications on this store's database (one per store). */
+  settlementVerifications(): SqlSettlementVerifications {
+    return (this.verifications ??= new SqlSettlementVerifications({ query: (sql, params) => this.run(sql, params) }));
   }
 
   /** The x402 batch-settlement channel storage on this store's database (one per store). */
@@ -322,6 +336,11 @@ export class SqlStore implements Store {
 
   async releaseLease(name: string, holder: string): Promise<void> {
     await this.run(`DELETE FROM leases WHERE name = $1 AND holder = $2`, [name, holder]);
+  }
+
+  async leaseHolder(name: string): Promise<string | undefined> {
+    const rows = await this.run<{ holder: string }>(`SELECT holder FROM leases WHERE name = $1 AND expires_at >= now()`, [name]);
+    return rows[0]?.holder;
   }
 
   async recordBatchTransaction(t: { kind: 'claim' | 'settle' | 'refund'; network: string; txHash: string; vouchers?: number; channelId?: string }): Promise<void> {

@@ -1,5 +1,7 @@
 import type { Surface } from '../catalogue/types.ts';
 import type { BatchChannelStorage } from './channel-storage.ts';
+import type { BazaarSnapshotStore } from './bazaar-snapshots.ts';
+import type { VerificationRecords } from '../products/kit/payments-desk.ts';
 
 /**
  * Life of a payment authorization in the replay guard:
@@ -265,12 +267,18 @@ export interface Store {
    * every instance on it: `updateChannel` is atomic across all of them.
    */
   channelStorage(): BatchChannelStorage;
+  /** Bazaar discovery snapshots (src/bazaar), shared by every instance on this database. */
+  bazaarSnapshots(): BazaarSnapshotStore;
+  /** settlement_verify's verifications, read back by x402_receipt_lookup on any instance. */
+  settlementVerifications(): VerificationRecords;
   /**
    * Takes (or renews) the named lease for `holder` for `ttlMs` when it is free, expired or already
    * the holder's: one instance at a time does the work it guards. False when another holds it.
    */
   takeLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, holder: string): Promise<void>;
+  /** Who holds the named lease now (unexpired), if anyone. */
+  leaseHolder(name: string): Promise<string | undefined>;
   /** Records an on-chain transaction of batch-settlement channels (a claim, settle or refund). */
   recordBatchTransaction(t: { kind: 'claim' | 'settle' | 'refund'; network: string; txHash: string; vouchers?: number; channelId?: string }): Promise<void>;
   batchTransactions(limit: number): Promise<{ kind: string; network: string; txHash: string; vouchers: number; channelId?: string; at: Date }[]>;

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { TelemetrySnapshot } from '../store/types.ts';
 import { METRICS, TOTAL } from './counters.ts';
+import type { ProviderStats } from '../providers/api/client.ts';
 
 /** Process metrics (memory, event loop lag, GC) of this instance, collected once per process. */
 const processRegistry = new Registry();
@@ -29,7 +30,7 @@ export interface ChannelTotalsSnapshot {
  * Prometheus exposition: the shared counters (labelled, totals under endpoint="*"), the channel
  * totals when channels are offered, and this process's metrics.
  */
-export async function metricsText(snapshot: TelemetrySnapshot, channels?: ChannelTotalsSnapshot): Promise<string> {
+export async function metricsText(snapshot: TelemetrySnapshot, channels?: ChannelTotalsSnapshot, providers: ProviderStats[] = []): Promise<string> {
   const registry = new Registry();
   for (const [metric, name, help, label, scale = 1] of SERIES) {
     const gauge = new Gauge({ name, help, labelNames: [label], registers: [registry] });
@@ -43,5 +44,23 @@ export async function metricsText(snapshot: TelemetrySnapshot, channels?: Channe
     new Gauge({ name: 'percall_batch_claimed_usdc', help: 'Of that, claimed on chain', registers: [registry] }).set(usdc(channels.claimed));
     new Gauge({ name: 'percall_batch_unclaimed_usdc', help: 'Charged by vouchers, not claimed on chain yet', registers: [registry] }).set(usdc(channels.charged - channels.claimed));
   }
+  if (providers.length) providerMetrics(registry, providers);
   return `${await registry.metrics()}\n${await processRegistry.metrics()}`;
+}
+
+/** Third-party data providers of this instance: requests sent, cache hits, budget refusals and failures by reason. */
+function providerMetrics(registry: Registry, providers: ProviderStats[]): void {
+  const gauge = (name: string, help: string, labels = ['provider']) => new Gauge({ name, help, labelNames: labels, registers: [registry] });
+  const requests = gauge('percall_provider_requests', 'Requests sent to a data provider by this instance');
+  const hits = gauge('percall_provider_cache_hits', 'Identical provider requests answered from the short-lived cache');
+  const entries = gauge('percall_provider_cache_entries', 'Answers held in a provider\'s cache now');
+  const budget = gauge('percall_provider_budget_per_minute', 'Requests a minute this instance may send to a provider');
+  const failures = gauge('percall_provider_failures', 'Provider requests that failed, by reason (budget: refused here, over the budget)', ['provider', 'reason']);
+  for (const p of providers) {
+    requests.set({ provider: p.provider }, p.requests);
+    hits.set({ provider: p.provider }, p.cacheHits);
+    entries.set({ provider: p.provider }, p.cacheEntries);
+    budget.set({ provider: p.provider }, p.budgetPerMinute);
+    for (const [reason, count] of Object.entries(p.failures)) failures.set({ provider: p.provider, reason }, count);
+  }
 }

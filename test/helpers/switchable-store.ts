@@ -41,8 +41,8 @@ export function storeSwitch(): StoreSwitch {
         if (prop === 'healthy') return !failed && (t as { healthy?: boolean }).healthy;
         const value = Reflect.get(t, prop, t) as unknown;
         if (typeof value !== 'function') return value;
-        // The channel storage is made once at start; its calls go to the same database.
-        if (prop === 'channelStorage') return () => switched((value as () => object).call(t), () => false);
+        // The channel storage and bazaar snapshots are made once; their calls go to the same database.
+        if (prop === 'channelStorage' || prop === 'bazaarSnapshots' || prop === 'settlementVerifications') return () => switched((value as () => object).call(t), () => false);
         // Closing at shutdown is the test's own business, never refused.
         if (passThrough(prop)) return value.bind(t);
         return guarded(t, value as (...a: unknown[]) => Promise<unknown>);

@@ -5,8 +5,13 @@
  * charge follows the usage.
  */
 import { z } from 'zod';
-import { EventStreamOutput, ProductInputError, type ProductContext } from '../kit/index.ts';
+import { EventStreamOutput, ProductInputError, UpstreamError, type ProductContext } from '../kit/index.ts';
+import { UpstreamError as ChatUpstreamError } from '../../providers/llm.ts';
 import { INFERENCE_MODELS, INFERENCE_MODEL_IDS } from './models.ts';
+
+/** Most messages in one conversation, and characters in one message (the body limit bounds the total). */
+export const MAX_MESSAGES = 256;
+export const MAX_MESSAGE_CHARS = 200_000;
 
 export const chatInput = z.object({
   model: z.enum(INFERENCE_MODEL_IDS).describe('Model id from GET /api/v1/models'),
@@ -14,10 +19,11 @@ export const chatInput = z.object({
     .array(
       z.object({
         role: z.string().describe('Message role: "system", "user" or "assistant"'),
-        content: z.string().describe('Message text'),
+        content: z.string().max(MAX_MESSAGE_CHARS).describe('Message text'),
       }),
     )
     .min(1)
+    .max(MAX_MESSAGES)
     .describe('Conversation so far, oldest first'),
   stream: z.boolean().default(false).describe('true streams the completion as server-sent events'),
 });
@@ -54,14 +60,27 @@ export async function runChatCompletion(input: z.output<typeof chatInput>, ctx: 
   const model = INFERENCE_MODELS.find((m) => m.id === input.model);
   if (!model) throw new ProductInputError(`unknown model ${input.model}`, 400, 'model');
   const request = { model: model.id, messages: input.messages, max_tokens: model.max_output_tokens };
-  if (input.stream) {
-    const stream = await llm.stream(request, ctx.signal);
-    meter(ctx, stream.usage?.total_tokens);
-    return new EventStreamOutput('chat.completion.chunk.list', stream.chunks);
+  try {
+    if (input.stream) {
+      const stream = await llm.stream(request, ctx.signal);
+      meter(ctx, stream.usage?.total_tokens);
+      return new EventStreamOutput('chat.completion.chunk.list', stream.chunks);
+    }
+    const completion = await llm.complete(request, ctx.signal);
+    meter(ctx, completion.usage?.total_tokens);
+    return completion;
+  } catch (error) {
+    throw upstreamFailure(error);
   }
-  const completion = await llm.complete(request, ctx.signal);
-  meter(ctx, completion.usage?.total_tokens);
-  return completion;
+}
+
+/**
+ * The upstream's failure as the product's: 504 when it did not answer in time, else 502, nothing
+ * charged either way. Its messages are our own sentences (the provider never passes upstream text on).
+ */
+export function upstreamFailure(error: unknown): unknown {
+  if (!(error instanceof ChatUpstreamError)) return error;
+  return new UpstreamError(error.message, error.timedOut ? 504 : 502);
 }
 
 /** Reports the usage-based charge when the call is metered (an `upto` payment) and the operator meters by tokens; the price otherwise. */

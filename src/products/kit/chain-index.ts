@@ -36,6 +36,15 @@ export type IndexQueryOutcome =
   | { kind: 'refused'; status: 400 | 422; message: string; code?: string }
   | { kind: 'unavailable'; message: string; busy?: boolean };
 
+/**
+ * Whether a statement would run, without running it (parsed, guarded and bound): `ok`, refused as
+ * the caller's SQL, or not known now (the index is not there or busy).
+ */
+export type IndexCheckOutcome =
+  | { kind: 'ok' }
+  | { kind: 'refused'; status: 400 | 422; message: string; code?: string }
+  | { kind: 'unavailable'; message: string; busy?: boolean };
+
 /** A query the operator saved (`percall queries add`), callable by its number. */
 export interface SavedQuery {
   id: number;
@@ -63,6 +72,8 @@ export interface ChainIndex {
   chains(): ReadonlyMap<string, string>;
   /** Runs one read-only statement over the index; `chain` is its default schema. */
   query(chain: string, sql: string, signal?: AbortSignal): Promise<IndexQueryOutcome>;
+  /** Checks one statement as `query` would, without running it (the unpaid 402 of analytics-query). */
+  check(chain: string, sql: string): Promise<IndexCheckOutcome>;
   savedQuery(id: number): Promise<SavedQuery | undefined>;
   /** Keeps an execution for the retention window and returns it with its id and expiry. */
   saveExecution(execution: Omit<AnalyticsExecution, 'id' | 'expiresAt' | 'executedAt'> & { executedAt: Date }): Promise<AnalyticsExecution>;

@@ -22,6 +22,7 @@ import type {
   PriceMode,
   Product,
   ProductCategory,
+  PrecheckContext,
   ProductContext,
   ProductDeclaration,
   Rails,
@@ -78,6 +79,10 @@ interface Spec {
   requiresProof?: boolean;
   requires?: UpstreamProvider[];
   freeDoors?: ProductDeclaration['freeDoors'];
+  /** Bodies larger than MAX_BODY_BYTES this product takes (input files); default: MAX_BODY_BYTES. */
+  maxInputBytes?: number;
+  /** A price per value of one input field (one price for both surfaces, or one per surface); other values pay `price`. */
+  priceByInput?: { field: string; prices: Record<string, string | { http: string; mcp: string }> };
 }
 
 /** A product on sale, before `domain()` files it: category may still be the domain's. */
@@ -87,6 +92,7 @@ export interface AvailableDraft<I extends z.ZodType = z.ZodType, O extends z.Zod
   input: I;
   output: O;
   run(input: z.output<I>, ctx: ProductContext): Promise<z.infer<O>>;
+  precheck?(input: z.output<I>, ctx: PrecheckContext): Promise<void>;
 }
 
 /** A planned product, before `domain()` files it. */
@@ -104,10 +110,17 @@ export interface Domain {
 
 /** Declares a product on sale; `run` is typed against `input` and must return what `output` describes. */
 export function product<I extends z.ZodType, O extends z.ZodType>(
-  spec: Spec & { input: I; output: O; outputExample: unknown; run(input: z.output<I>, ctx: ProductContext): Promise<z.infer<O>> },
+  spec: Spec & {
+    input: I;
+    output: O;
+    outputExample: unknown;
+    run(input: z.output<I>, ctx: ProductContext): Promise<z.infer<O>>;
+    /** Checks valid input against this instance before payment (see AvailableProduct.precheck). */
+    precheck?(input: z.output<I>, ctx: PrecheckContext): Promise<void>;
+  },
 ): AvailableDraft<I, O> {
-  const { run, output } = spec;
-  return { ...declare(spec), output, status: 'available', run } as AvailableDraft<I, O>;
+  const { run, output, precheck } = spec;
+  return { ...declare(spec), output, status: 'available', run, ...(precheck ? { precheck } : {}) } as AvailableDraft<I, O>;
 }
 
 /** Declares a product that is not built yet: its route answers 501 and discovery leaves it out. */
@@ -146,6 +159,10 @@ function declare(spec: Spec & { input: z.ZodType; output?: z.ZodType }): Omit<Pr
     requiresProof: spec.requiresProof,
     requires: spec.requires,
     freeDoors: spec.freeDoors,
+    maxInputBytes: spec.maxInputBytes,
+    priceByInput: spec.priceByInput
+      ? { field: spec.priceByInput.field, prices: Object.fromEntries(Object.entries(spec.priceByInput.prices).map(([k, v]) => [k, typeof v === 'string' ? { http: v, mcp: v } : v])) }
+      : undefined,
   });
 }
 

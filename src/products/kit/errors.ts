@@ -27,6 +27,8 @@ export class UpstreamError extends Error {
     message: string,
     readonly status: 502 | 503 | 504 = 502,
     readonly field?: string,
+    /** 503 only: seconds until trying again makes sense (the answer's Retry-After; default 1). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'UpstreamError';

@@ -2,7 +2,11 @@ import type { z } from 'zod';
 import type { BrowserPool } from '../../providers/browser.ts';
 import type { ChainProviders } from '../../providers/chains.ts';
 import type { ChatUpstream } from '../../providers/llm.ts';
+import type { DataKind, DataProviders } from '../../providers/data.ts';
+import type { PythonRunner } from './python-runner.ts';
 import type { ChainIndex } from './chain-index.ts';
+import type { BazaarMarket } from './bazaar-market.ts';
+import type { PaymentsDesk } from './payments-desk.ts';
 import type { SafeRequest, SafeResponse } from '../../providers/safe-fetch.ts';
 
 /** Where a product is sold: as an HTTP route under /api/v1, or as an MCP tool at /mcp. */
@@ -85,6 +89,14 @@ export interface ProductContext {
   chains?: ChainProviders;
   /** The block index (DuckDB over the indexed chains; products that `require` `index` run only with it). */
   index?: ChainIndex;
+  /** Third-party data providers the operator configured (providers/data.ts; products `require` their kind). */
+  data?: DataProviders;
+  /** The Python sandbox (src/sandbox/; products that `require` `python` run only with it). */
+  python?: PythonRunner;
+  /** The Bazaar discovery snapshots (src/bazaar/; products that `require` `bazaar` run only with them). */
+  bazaar?: BazaarMarket;
+  /** Settlement verifications in the shared store and this instance's payment facts (kit/payments-desk.ts). */
+  payments?: PaymentsDesk;
   /**
    * Present when the call is paid with `upto`: the product may report its actual charge in atomic
    * USDC (default `base`, the price); the gate never settles more than `maximum`, the authorization.
@@ -98,9 +110,12 @@ export interface ProductContext {
  * Chains (providers/chains.ts): `evm:base` a Base JSON-RPC; `evm` at least one EVM chain (a product
  * taking a `chain` field is then sold for the configured chains only: another is refused before
  * payment, 422 `chain_not_configured`); `solana` a Solana JSON-RPC. `index`: the block index
- * (src/index/, INDEX_CHAINS).
+ * (src/index/, INDEX_CHAINS). Third-party data (providers/data.ts): `web-search`, `x-search`, `lei`,
+ * `crypto-prices`… each on sale where its provider is configured (README, "Data providers").
+ * `bazaar`: the Bazaar discovery snapshots (src/bazaar/, BAZAAR_DISCOVERY_URLS).
+ * `python`: the Python sandbox (src/sandbox/: bubblewrap and Debian's python3 with numpy, pandas, requests).
  */
-export type UpstreamProvider = 'llm' | 'browser' | 'evm' | 'evm:base' | 'solana' | 'index';
+export type UpstreamProvider = 'llm' | 'browser' | 'evm' | 'evm:base' | 'solana' | 'index' | 'bazaar' | 'python' | DataKind;
 
 /** Free-of-charge doors or quotas attached to a paid product (see the service description). */
 export interface FreeTier {
@@ -143,11 +158,29 @@ export interface ProductDeclaration {
   requires?: UpstreamProvider[];
   /** Free documentation/preview doors attached to the product (paths, methods as stated). */
   freeDoors?: { method: 'GET' | 'POST'; path: string; note: string }[];
+  /** The largest request body (HTTP JSON body, MCP request) the product takes; MAX_BODY_BYTES when unset. */
+  maxInputBytes?: number;
+  /**
+   * A price that depends on the input (kit/price-by-input.ts): a call whose `field` has one of the
+   * keys of `prices` pays that price (per surface), any other call the declared price.
+   */
+  priceByInput?: { field: string; prices: Record<string, { http: string; mcp: string }> };
+  /** Set on a priced variant only: the value of `priceByInput.field` it is priced for. */
+  priceTier?: string;
 }
+
+/** What a precheck reads: the providers, not the call (nothing is paid yet). */
+export type PrecheckContext = Pick<ProductContext, 'now' | 'chains' | 'index' | 'llm'>;
 
 export interface AvailableProduct extends ProductDeclaration {
   status: 'available';
   run(input: unknown, ctx: ProductContext): Promise<unknown>;
+  /**
+   * A check of valid input that needs this instance's providers (the index parses a SQL statement),
+   * run before payment so the unpaid 402 already names the problem: it throws a ProductInputError to
+   * refuse. Anything else it throws means "not known now", and the paid call decides.
+   */
+  precheck?(input: unknown, ctx: PrecheckContext): Promise<void>;
 }
 
 export interface UnavailableProduct extends ProductDeclaration {

@@ -13,21 +13,6 @@ export const tradingSignalsOutput = z.looseObject({
   dex_volume: z.looseObject({}).describe('DEX volume and its change'),
 });
 
-export const cryptoPrice = planned({
-  id: 'crypto-price',
-  title: 'Crypto price',
-  description: 'Returns the USD price of one token symbol (`price`) and its 24-hour change in percent (`change_24h`).',
-  method: 'GET',
-  price: '0.004',
-  annotations: READ_EXTERNAL,
-  input: z.object({
-    symbol: z.string().min(1).max(20).describe('Token symbol, e.g. "ETH"'),
-  }),
-  inputExample: { symbol: 'ETH' },
-  output: cryptoPriceOutput,
-  outputExample: { symbol: 'ETH', price: 2534.12, change_24h: -1.84 },
-});
-
 export const tradingSignals = planned({
   id: 'trading-signals',
   title: 'Trading signals',

@@ -1,20 +1,5 @@
 import { z } from 'zod';
-import { READ, READ_EXTERNAL, planned } from '../kit/index.ts';
-
-export const peopleRecordNormalize = planned({
-  id: 'people-record-normalize',
-  title: 'People record normalize',
-  description:
-    'Normalizes one person record (names, emails, phones, addresses, titles, company) into a canonical shape and returns it with the fields changed and any that could not be parsed.',
-  price: '0.28',
-  annotations: READ,
-  input: z.object({
-    record: z.record(z.string(), z.unknown()).describe('The person record as loose key/value fields'),
-  }),
-  inputExample: {
-    record: { name: 'DOE, jane', email: 'Jane.Doe@Example.COM ', phone: '(415) 555-0100', title: 'vp eng' },
-  },
-});
+import { READ_EXTERNAL, planned } from '../kit/index.ts';
 
 export const peopleSearch = planned({
   id: 'people-search',

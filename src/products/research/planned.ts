@@ -38,25 +38,6 @@ export const researchAnswer = planned({
   freeDoors: [{ method: 'GET', path: '/api/v1/research-answer/preview', note: 'a preview of the answer format' }],
 });
 
-export const leiResolve = planned({
-  id: 'lei-resolve',
-  title: 'Legal entity (LEI) resolve',
-  description:
-    'Looks up a legal entity in the LEI registry by name or 20-character LEI and returns the matching records: LEI, legal name, jurisdiction, addresses, status and parent relationships.',
-  http: false,
-  price: '0.01',
-  annotations: READ_EXTERNAL,
-  input: z.object({
-    query: z.string().min(1).max(200).describe('Legal entity name or a 20-character LEI code'),
-    country: z
-      .string()
-      .regex(/^[A-Z]{2}$/)
-      .optional()
-      .describe('ISO 3166-1 alpha-2 country code to narrow a name search'),
-  }),
-  inputExample: { query: 'Coinbase Global', country: 'US' },
-});
-
 export const awardFlightSearch = planned({
   id: 'award-flight-search',
   title: 'Award flight search',

@@ -1,18 +1,5 @@
 import { z } from 'zod';
-import { OPEN_WORLD, READ_EXTERNAL, planned, usdAmount } from '../kit/index.ts';
-
-export const webSearch = planned({
-  id: 'web-search',
-  title: 'Web search',
-  description: 'Searches the web for a query and returns ranked results (title, URL, snippet).',
-  price: '0.01',
-  annotations: READ_EXTERNAL,
-  input: z.object({
-    query: z.string().min(1).max(400).describe('Search query'),
-    limit: z.int().min(1).max(20).default(10).describe('Most results to return'),
-  }),
-  inputExample: { query: 'x402 payment protocol specification', limit: 5 },
-});
+import { OPEN_WORLD, planned, usdAmount } from '../kit/index.ts';
 
 export const fetchX402Content = planned({
   id: 'fetch-x402-content',
@@ -32,16 +19,3 @@ export const fetchX402Content = planned({
   freeTier: { perWalletPerDay: 1, note: 'one free fetch per wallet per day' },
 });
 
-export const tweetsSearch = planned({
-  id: 'tweets-search',
-  title: 'Tweet search',
-  description: 'Searches recent posts on X (Twitter) for a query and returns matching posts with author, time, text and engagement counts.',
-  method: 'GET',
-  price: '0.005',
-  annotations: READ_EXTERNAL,
-  input: z.object({
-    query: z.string().min(1).max(512).describe('Search query (supports the usual search operators)'),
-    limit: z.coerce.number().int().min(1).max(100).default(20).describe('Most posts to return'),
-  }),
-  inputExample: { query: 'x402', limit: 20 },
-});

@@ -16,6 +16,7 @@ function fakeIndex(outcome: IndexQueryOutcome, saved: SavedQuery[] = []) {
       asked.push({ chain, sql });
       return outcome;
     },
+    check: async () => ({ kind: 'ok' }),
     savedQuery: async (id) => saved.find((q) => q.id === id),
     saveExecution: async (e) => {
       const execution = { ...e, id: '01KAQZ3W8M6TG7V1Y2C4N5P9RX', executedAt: e.executedAt.toISOString(), expiresAt: new Date(e.executedAt.getTime() + 86_400_000).toISOString() };
@@ -85,6 +86,20 @@ describe('analytics-query', () => {
     expect(analyticsQuery.input.safeParse({ query: 'SELECT 1', chain: 'solana' }).success).toBe(false);
     expect(analyticsQuery.input.safeParse({ query: 'x'.repeat(20_001) }).success).toBe(false);
     expect(analyticsQuery.input.parse({ query: 'SELECT 1' })).toEqual({ query: 'SELECT 1', chain: 'base' });
+  });
+
+  it('precheck (the unpaid 402): SQL the index would refuse is named on field query; a busy index lets the paid call decide', async () => {
+    const precheck = (query: string, check: ChainIndex['check'], chain = 'base') => {
+      const { index } = fakeIndex({ kind: 'ok', result: RESULT, indexedBlock: 1, elapsedMs: 1 }, [{ id: 3, name: 'n', description: '', sql: 'SELECT 1', createdAt: FAKE_NOW.toISOString() }]);
+      return analyticsQuery.precheck!(analyticsQuery.input.parse({ query, chain }), { now: FAKE_NOW, index: { ...index, check } });
+    };
+    const refused = async () => ({ kind: 'refused' as const, status: 422 as const, message: 'COPY is not allowed' });
+    await expect(precheck("COPY blocks TO '/tmp/x'", refused)).rejects.toMatchObject({ name: 'ProductInputError', status: 422, field: 'query' });
+    await expect(precheck('SELECT * FROM', async () => ({ kind: 'refused', status: 400, message: 'syntax error' }))).rejects.toMatchObject({ status: 400, field: 'query' });
+    await expect(precheck('SELECT 1', async () => ({ kind: 'unavailable', busy: true, message: 'busy' }))).resolves.toBeUndefined();
+    await expect(precheck('3', refused)).resolves.toBeUndefined(); // a saved query was checked when saved
+    await expect(precheck('4', refused)).rejects.toMatchObject({ status: 422, code: 'unknown_saved_query' });
+    await expect(precheck('SELECT 1', refused, 'ethereum')).rejects.toMatchObject({ status: 422, field: 'chain', code: 'chain_not_configured' });
   });
 
   it('its output example satisfies its output schema', () => {

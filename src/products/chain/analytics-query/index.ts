@@ -83,9 +83,18 @@ export const analyticsQuery = product({
     { method: 'GET', path: SAVED_QUERIES_PATH, note: 'the saved queries: number, name, description and SQL' },
   ],
   run: async (input, ctx) => runQuery(input.query, input.chain ?? 'base', ctx),
+  // Before payment: the statement is parsed, guarded and bound by the index (not run), so the unpaid
+  // 402 already names SQL that would be refused, and a paid call with it is refused before settling.
+  precheck: async (input, ctx) => {
+    const { index, chain, sql, savedQueryId } = await resolve(input.query, input.chain ?? 'base', ctx);
+    if (savedQueryId !== null) return; // the operator's, checked when it was saved
+    const check = await index.check(chain, sql);
+    if (check.kind === 'refused') throw new ProductInputError(check.message, check.status, 'query', check.code);
+  },
 });
 
-async function runQuery(query: string, chain: string, ctx: ProductContext): Promise<z.infer<typeof output>> {
+/** The index, the chain's network and the SQL to run (a saved query's, when `query` is its number); the caller's mistakes are 422. */
+async function resolve(query: string, chain: string, ctx: Pick<ProductContext, 'index'>) {
   const index = ctx.index;
   if (!index) throw new UpstreamError('the block index is not running on this instance', 502);
   const network = index.chains().get(chain);
@@ -100,6 +109,11 @@ async function runQuery(query: string, chain: string, ctx: ProductContext): Prom
     sql = saved.sql;
     savedQueryId = saved.id;
   }
+  return { index, network, chain, sql, savedQueryId };
+}
+
+async function runQuery(query: string, chainName: string, ctx: ProductContext): Promise<z.infer<typeof output>> {
+  const { index, network, chain, sql, savedQueryId } = await resolve(query, chainName, ctx);
   const outcome = await index.query(chain, sql, ctx.signal);
   if (outcome.kind === 'refused') throw new ProductInputError(outcome.message, outcome.status, 'query', outcome.code);
   if (outcome.kind === 'unavailable') throw new UpstreamError(outcome.message, outcome.busy ? 503 : 502);

@@ -1,0 +1,41 @@
+/**
+ * Prices that depend on the input. A product declares `priceByInput: { field, prices }`: a call whose
+ * (validated) input has `field` equal to one of the keys pays that price, any other call the
+ * declared price. Each such price is a variant of the product with its own quote (the rail prices
+ * every variant; its `priceTier` keys the quote), so the 402 of a request that names the dearer
+ * value quotes the dearer price, and a payment signed for the cheaper quote matches none of the
+ * dearer one's requirements: it does not buy the dearer call.
+ */
+import type { Product } from './types.ts';
+
+const variants = new WeakMap<Product, Map<string, Product>>();
+
+/** Every priced variant of a product (none when its price does not depend on the input). */
+export function priceVariants<P extends Product>(product: P): P[] {
+  return [...variantsOf(product).values()] as P[];
+}
+
+/** The product as priced for this validated input: its variant when `field` names one, else the product itself. */
+export function pricedForInput<P extends Product>(product: P, input: unknown): P {
+  const rule = product.priceByInput;
+  if (!rule || product.priceTier !== undefined || input === null || typeof input !== 'object') return product;
+  const value = (input as Record<string, unknown>)[rule.field];
+  return typeof value === 'string' ? ((variantsOf(product).get(value) as P | undefined) ?? product) : product;
+}
+
+function variantsOf(product: Product): Map<string, Product> {
+  let map = variants.get(product);
+  if (map) return map;
+  map = new Map();
+  for (const [tier, price] of Object.entries(product.priceByInput?.prices ?? {})) {
+    map.set(tier, {
+      ...product,
+      priceTier: tier,
+      ...(product.http ? { http: { ...product.http, price: price.http } } : {}),
+      ...(product.mcp ? { mcp: { ...product.mcp, price: price.mcp } } : {}),
+    } as Product);
+  }
+  variants.set(product, map);
+  return map;
+}
+
