@@ -83,7 +83,7 @@ export class ProductRunner {
   /** The product's refusal of valid input before payment (see AvailableProduct.precheck); undefined when it passes or cannot tell now. */
   async precheck(product: AvailableProduct, input: unknown): Promise<ProductInputError | undefined> {
     if (!product.precheck) return undefined;
-    const checking = product.precheck(input, { now: new Date(), ...(this.chains ? { chains: this.chains } : {}), ...(this.index ? { index: this.index } : {}), ...(this.llm ? { llm: this.llm } : {}) });
+    const checking = product.precheck(input, { now: new Date(), ...(this.chains ? { chains: this.chains } : {}), ...(this.index ? { index: this.index } : {}), ...(this.llm ? { llm: this.llm } : {}), ...(this.data ? { data: this.data } : {}) });
     try {
       await withDeadline(checking, PRECHECK_TIME_LIMIT_MS, () => new ProductTimeoutError(`${product.id}: precheck timed out`));
       return undefined;

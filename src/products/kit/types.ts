@@ -170,7 +170,7 @@ export interface ProductDeclaration {
 }
 
 /** What a precheck reads: the providers, not the call (nothing is paid yet). */
-export type PrecheckContext = Pick<ProductContext, 'now' | 'chains' | 'index' | 'llm'>;
+export type PrecheckContext = Pick<ProductContext, 'now' | 'chains' | 'index' | 'llm' | 'data'>;
 
 export interface AvailableProduct extends ProductDeclaration {
   status: 'available';

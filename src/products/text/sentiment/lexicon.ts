@@ -25,7 +25,11 @@ export interface Signal {
 }
 
 export function lexiconSentiment(text: string) {
-  const scored = splitSentences(text).map((sentence) => ({ text: sentence, score: round(vader.SentimentIntensityAnalyzer.polarity_scores(sentence).compound) }));
+  return lexiconOfScores(splitSentences(text).map((sentence) => ({ text: sentence, score: round(vader.SentimentIntensityAnalyzer.polarity_scores(sentence).compound) })));
+}
+
+/** The overall label and score and the three signals of sentences already scored. */
+export function lexiconOfScores(scored: { text: string; score: number }[]) {
   const total = scored.length;
   const mean = total === 0 ? 0 : round(scored.reduce((sum, s) => sum + s.score, 0) / total);
   const signal = (label: Label): Signal => {

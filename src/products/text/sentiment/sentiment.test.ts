@@ -59,6 +59,33 @@ describe('sentiment (lexicon)', () => {
     await expect(sentiment.run(sentiment.input.parse({ query: 'Base fees' }), fakeContext())).rejects.toBeInstanceOf(ProductInputError);
   });
 
+  it('a topic with a web-search provider: the results scored one by one, with the results behind the figures', async () => {
+    const searched: [string, number][] = [];
+    const webSearch = {
+      search: async (query: string, limit: number) => {
+        searched.push([query, limit]);
+        return {
+          provider: 'SearXNG',
+          results: [
+            { title: 'Base fees are great', url: 'https://a.invalid/1', snippet: 'Users love the cheap and fast transactions.', published_at: null, source: 'a.invalid' },
+            { title: 'Base outage', url: 'https://b.invalid/2', snippet: 'The network was down and payments failed badly.', published_at: null, source: 'b.invalid' },
+            { title: 'Base fee schedule', url: 'https://c.invalid/3', snippet: 'The schedule changes on Monday.', published_at: null, source: 'c.invalid' },
+          ],
+        };
+      },
+    };
+    const ctx = fakeContext({ data: { webSearch } as never });
+    await expect(sentiment.precheck!(sentiment.input.parse({ query: 'Base fees' }), { now: new Date(), data: ctx.data })).resolves.toBeUndefined();
+    const out = (await sentiment.run(sentiment.input.parse({ query: ' Base fees ' }), ctx)) as { query_type: string; provider: string; sources: { url: string; score: number }[]; signals: Record<string, { count: number }>; sentences: number };
+    expect(searched).toEqual([['Base fees', 10]]);
+    expect(out).toMatchObject({ query_type: 'topic', method: 'vader', provider: 'SearXNG', sentences: 3 });
+    expect(out.sources.map((s) => s.url)).toEqual(['https://a.invalid/1', 'https://b.invalid/2', 'https://c.invalid/3']);
+    expect(out.sources.map((s) => Math.sign(s.score))).toEqual([1, -1, 0]);
+    expect([out.signals.positive!.count, out.signals.negative!.count, out.signals.neutral!.count]).toEqual([1, 1, 1]);
+    expect(sentiment.output.safeParse(out).success).toBe(true);
+    await expect(sentiment.precheck!(sentiment.input.parse({ query: 'Base fees', mode: 'llm' }), { now: new Date(), data: ctx.data })).rejects.toMatchObject({ status: 422, field: 'mode' });
+  });
+
   it('the llm mode needs the upstream (422 llm_not_configured), and other languages are refused by the lexicon', async () => {
     await expect(sentiment.precheck!(sentiment.input.parse({ query: 'I love it.', mode: 'llm' }), { now: new Date() })).rejects.toMatchObject({ code: 'llm_not_configured', field: 'mode' });
     await expect(sentiment.precheck!(sentiment.input.parse({ query: 'Le service est vraiment très bon et rapide, je suis content.' }), { now: new Date() })).rejects.toMatchObject({ code: 'unsupported_language', message: expect.stringContaining('French') });
