@@ -18,34 +18,51 @@ export const settlementVerify = product({
   requires: ['evm:base'],
   input: verifyInput,
   inputExample: {
-    transaction: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
-    network: 'eip155:8453',
-    pay_to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-    amount: '10000',
+    "transaction": "0x0b36d0b5ce08a4c8d5413550470abdd7c047c83cf99560ad061f78cc05909a61",
+    "network": "eip155:31337",
+    "pay_to": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+    "amount": "10000"
   },
   output: verificationSchema,
   outputExample: {
-    verification_id: 'ver_01KAQ3V6ZQ0G8Y6X1M4T2B9C7D',
-    verified: true,
-    status: 'settled',
-    mechanism: 'eip3009',
-    network: 'eip155:31337',
-    transaction: '0x9e1f1c2c5e35c7b0c0b7c0e1f47d3b8a6f7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e',
-    payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-    payee: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-    amount: '0.01',
-    amount_atomic: '10000',
-    asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-    legs: [{ payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', payee: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', amount: '0.01', amount_atomic: '10000' }],
-    block_number: 14,
-    slot: null,
-    block_time: '2026-01-05T10:00:14.000Z',
-    confirmations: 2,
-    commitment: null,
-    checks: { pay_to: { expected: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', matches: true }, amount: { expected_atomic: '10000', actual_atomic: '10000', matches: true } },
-    reasons: [],
-    source: 'rpc',
-    verified_at: '2026-01-05T10:00:16.000Z',
+    "verification_id": "ver_01M85E6GXSW7GXE2EQXRBPFGYP",
+    "verified": true,
+    "status": "settled",
+    "mechanism": "eip3009",
+    "network": "eip155:31337",
+    "transaction": "0x0b36d0b5ce08a4c8d5413550470abdd7c047c83cf99560ad061f78cc05909a61",
+    "payer": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    "payee": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+    "amount": "0.01",
+    "amount_atomic": "10000",
+    "asset": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    "legs": [
+      {
+        "payer": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        "payee": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+        "amount": "0.01",
+        "amount_atomic": "10000"
+      }
+    ],
+    "block_number": 4,
+    "slot": null,
+    "block_time": "2026-11-24T00:09:55.000Z",
+    "confirmations": 1,
+    "commitment": null,
+    "checks": {
+      "pay_to": {
+        "expected": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+        "matches": true
+      },
+      "amount": {
+        "expected_atomic": "10000",
+        "actual_atomic": "10000",
+        "matches": true
+      }
+    },
+    "reasons": [],
+    "source": "rpc",
+    "verified_at": "2026-11-24T00:09:55.897Z"
   },
   run: async (input, ctx) => {
     const records = desk(ctx).verifications;

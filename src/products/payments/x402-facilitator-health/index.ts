@@ -56,22 +56,163 @@ export const x402FacilitatorHealth = product({
     checked_at: z.iso.datetime().describe('When the probe was made'),
   }),
   outputExample: {
-    facilitator_url: 'http://127.0.0.1:41237',
-    status: 'degraded',
-    reasons: ['served over plain HTTP, not TLS'],
-    http_status: 200,
-    latency_ms: 4,
-    tls: false,
-    x402_versions: [2],
-    kinds: [
-      { x402_version: 2, scheme: 'exact', network: 'eip155:31337' },
-      { x402_version: 2, scheme: 'upto', network: 'eip155:31337' },
-      { x402_version: 2, scheme: 'batch-settlement', network: 'eip155:31337' },
+    "facilitator_url": "http://127.0.0.1:43367",
+    "status": "degraded",
+    "reasons": [
+      "served over plain HTTP, not TLS"
     ],
-    extensions: [],
-    signers: { 'eip155:*': ['0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'] },
-    manifest: { found: false, agrees: null, missing_from_supported: [], missing_from_manifest: [] },
-    checked_at: '2026-01-05T10:00:00.000Z',
+    "http_status": 200,
+    "latency_ms": 4,
+    "tls": false,
+    "x402_versions": [
+      1,
+      2
+    ],
+    "kinds": [
+      {
+        "x402_version": 2,
+        "scheme": "exact",
+        "network": "eip155:31337"
+      },
+      {
+        "x402_version": 2,
+        "scheme": "upto",
+        "network": "eip155:31337"
+      },
+      {
+        "x402_version": 2,
+        "scheme": "batch-settlement",
+        "network": "eip155:31337"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "ethereum"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "sepolia"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "abstract"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "abstract-testnet"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "base-sepolia"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "base"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "avalanche-fuji"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "avalanche"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "iotex"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "sei"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "sei-testnet"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "polygon"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "polygon-amoy"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "peaq"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "story"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "educhain"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "skale-base-sepolia"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "megaeth"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "monad"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "stable"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "stable-testnet"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "celo"
+      },
+      {
+        "x402_version": 1,
+        "scheme": "exact",
+        "network": "flare"
+      }
+    ],
+    "extensions": [],
+    "signers": {
+      "eip155:*": [
+        "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+      ]
+    },
+    "manifest": {
+      "found": false,
+      "agrees": null,
+      "missing_from_supported": [],
+      "missing_from_manifest": []
+    },
+    "checked_at": "2026-11-24T00:09:57.880Z"
   },
   run: async (input, ctx) => {
     const base = (input.facilitator_url ?? ctx.payments?.facilitatorUrl)?.replace(/\/+$/, '');

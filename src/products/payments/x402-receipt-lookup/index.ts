@@ -19,7 +19,7 @@ export const x402ReceiptLookup = product({
   input: z.object({
     verification_id: z.string().min(1).describe('Id returned by settlement_verify'),
   }),
-  inputExample: { verification_id: 'ver_01JH7Q4W2V9M3K8T5R6Y0ZP1XA' },
+  inputExample: { verification_id: 'ver_01M85E6GXSW7GXE2EQXRBPFGYP' },
   output: z.object({
     verification: verificationSchema.describe('The stored verification, unchanged since it was made'),
     confirmations_now: z.int().min(0).nullable().describe('Confirmations read now (same definition as the verification’s); null when the transaction was never mined'),
@@ -27,32 +27,49 @@ export const x402ReceiptLookup = product({
     looked_up_at: z.iso.datetime().describe('When the confirmations were read'),
   }),
   outputExample: {
-    verification: {
-      verification_id: 'ver_01KAQ3V6ZQ0G8Y6X1M4T2B9C7D',
-      verified: true,
-      status: 'settled',
-      mechanism: 'eip3009',
-      network: 'eip155:31337',
-      transaction: '0x9e1f1c2c5e35c7b0c0b7c0e1f47d3b8a6f7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e',
-      payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-      payee: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-      amount: '0.01',
-      amount_atomic: '10000',
-      asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-      legs: [{ payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', payee: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', amount: '0.01', amount_atomic: '10000' }],
-      block_number: 14,
-      slot: null,
-      block_time: '2026-01-05T10:00:14.000Z',
-      confirmations: 2,
-      commitment: null,
-      checks: { pay_to: null, amount: null },
-      reasons: [],
-      source: 'rpc',
-      verified_at: '2026-01-05T10:00:16.000Z',
+    "verification": {
+      "verification_id": "ver_01M85E6GXSW7GXE2EQXRBPFGYP",
+      "verified": true,
+      "status": "settled",
+      "mechanism": "eip3009",
+      "network": "eip155:31337",
+      "transaction": "0x0b36d0b5ce08a4c8d5413550470abdd7c047c83cf99560ad061f78cc05909a61",
+      "payer": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+      "payee": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+      "amount": "0.01",
+      "amount_atomic": "10000",
+      "asset": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+      "legs": [
+        {
+          "payer": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+          "payee": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+          "amount": "0.01",
+          "amount_atomic": "10000"
+        }
+      ],
+      "block_number": 4,
+      "slot": null,
+      "block_time": "2026-11-24T00:09:55.000Z",
+      "confirmations": 1,
+      "commitment": null,
+      "checks": {
+        "pay_to": {
+          "expected": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+          "matches": true
+        },
+        "amount": {
+          "expected_atomic": "10000",
+          "actual_atomic": "10000",
+          "matches": true
+        }
+      },
+      "reasons": [],
+      "source": "rpc",
+      "verified_at": "2026-11-24T00:09:55.897Z"
     },
-    confirmations_now: 5,
-    commitment_now: null,
-    looked_up_at: '2026-01-05T10:00:22.000Z',
+    "confirmations_now": 2,
+    "commitment_now": null,
+    "looked_up_at": "2026-11-24T00:09:56.041Z"
   },
   run: async (input, ctx) => {
     const stored = await desk(ctx).verifications.get(input.verification_id);
