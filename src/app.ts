@@ -27,6 +27,7 @@ import { registerFreeRoutes } from './http/free-routes.ts';
 import { discoveryItems, type DiscoveryListItem } from './discovery/bazaar-list.ts';
 import { BazaarSnapshotService } from './bazaar/service.ts';
 import { registerBazaarRoutes } from './http/bazaar-routes.ts';
+import { registerPayerProfileRoutes } from './http/payer-profile-routes.ts';
 import { storeMarket } from './bazaar/market.ts';
 import { registerOrderRoutes } from './http/order-routes.ts';
 import { registerOpenAiDoor } from './http/openai-door.ts';
@@ -219,6 +220,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   if (options.index) registerAnalyticsRoutes(app, { index: options.index, limiter, adminToken: config.adminToken });
   const runPythonOnSale = python && catalogue.available().some((p) => p.id === 'run-python');
   registerRunPythonDoors(app, runPythonOnSale ? { python, limiter } : { unavailable: 'reason' in sandbox ? sandbox.reason : 'not on sale here', limiter });
+  registerPayerProfileRoutes(app, catalogue);
   registerBazaarRoutes(app, { catalogue, ...(bazaar ? { snapshots: bazaar } : {}), ...(config.adminToken ? { adminToken: config.adminToken } : {}) });
 
   app.notFound((c) => {

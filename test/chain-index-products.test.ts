@@ -418,6 +418,33 @@ describe('index-backed chain products on anvil, paid with @x402/fetch and over M
 });
 
 describe('the 402 quotes', () => {
+  it('payer-profile: the buyer’s x402 payments (EIP-3009 AuthorizationUsed with its USDC Transfer) as the chain holds them; the free doors', async () => {
+    for (let i = 0; i < 3; i++) await paid('base-transfer-search', { address: chain.payTo, limit: 1 }); // payments of its own
+    await caughtUp();
+    const out = await paid('payer-profile', { address: chain.buyer.address });
+    const to = BigInt(out.indexed.to_block);
+    const buyer = chain.buyer.address.toLowerCase();
+    const used = await pub.getLogs({ address: chain.usdc, fromBlock: 0n, toBlock: to, event: { type: 'event', name: 'AuthorizationUsed', inputs: [{ type: 'address', name: 'authorizer', indexed: true }, { type: 'bytes32', name: 'nonce', indexed: true }] }, args: { authorizer: chain.buyer.address } });
+    const payments: { payee: string; value: bigint; block: bigint }[] = [];
+    for (const log of used) {
+      const receipt = await pub.getTransactionReceipt({ hash: log.transactionHash! });
+      for (const l of receipt.logs) {
+        if (l.address.toLowerCase() === chain.usdc.toLowerCase() && l.topics[0] === TOPICS.transfer && lower(l.topics[1]!) === buyer) payments.push({ payee: lower(l.topics[2]!), value: BigInt(l.data), block: log.blockNumber! });
+      }
+    }
+    expect(payments.length).toBeGreaterThanOrEqual(3);
+    const usdc = (atomic: bigint) => (Number(atomic) / 1e6).toString();
+    expect(out).toMatchObject({ address: chain.buyer.address, payments: payments.length, volume: usdc(payments.reduce((a, p) => a + p.value, 0n)), sellers: new Set(payments.map((p) => p.payee)).size, class: 'new' });
+    expect(out.top_sellers[0]).toMatchObject({ address: getAddress(chain.payTo), payments: payments.filter((p) => p.payee === chain.payTo.toLowerCase()).length });
+    const overMcp = await paidTool('payer_profile', { address: chain.buyer.address }, 'payer-profile');
+    expect(overMcp.payments).toBeGreaterThanOrEqual(out.payments);
+    const classes = (await (await fetch(`${service.url}/api/v1/payer-profile/classes`)).json()) as { classes: { class: string; rule: string }[] };
+    expect(classes.classes.map((c) => c.class)).toEqual(['none', 'dormant', 'new', 'automated', 'regular', 'occasional']);
+    const example = await fetch(`${service.url}/api/v1/payer-profile/example`);
+    expect(example.status).toBe(200);
+    expect(((await example.json()) as { example: { class: string } }).example.class).toBe('new');
+  });
+
   it('fit in a header every HTTP client takes (undici: 16 KB for all headers)', async () => {
     for (const [id, method] of [['base-transfer-search', 'POST'], ['base-wallet-profile', 'POST'], ['wallet-analyze', 'POST'], ['wallet-spy', 'GET'], ['token-metrics', 'POST'], ['token-flow-activity', 'POST']] as const) {
       const response = await fetch(url(id), { method });

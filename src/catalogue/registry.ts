@@ -70,6 +70,7 @@ import { b402Preflight } from '../products/payments/b402-preflight/index.ts';
 import { mppAdmissionGate } from '../products/payments/mpp-admission-gate/index.ts';
 import { x402FacilitatorHealth } from '../products/payments/x402-facilitator-health/index.ts';
 import { x402ReceiptLookup } from '../products/payments/x402-receipt-lookup/index.ts';
+import { payerProfile } from '../products/payments/payer-profile/index.ts';
 import * as payments from '../products/payments/planned.ts';
 import { peopleRecordNormalize } from '../products/people/people-record-normalize/index.ts';
 import * as people from '../products/people/planned.ts';
@@ -164,7 +165,7 @@ export const DOMAINS: readonly Domain[] = [
     payments.compilePaymentPolicy,
     payments.prepaidAccessToken,
     mppAdmissionGate,
-    payments.payerProfile,
+    payerProfile,
     payments.serviceGateway,
   ]),
   domain('people', [

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPEN_WORLD, READ, READ_EXTERNAL, evmAddress, planned } from '../kit/index.ts';
+import { OPEN_WORLD, READ, planned } from '../kit/index.ts';
 
 export const compilePaymentPolicy = planned({
   id: 'compile-payment-policy',
@@ -31,23 +31,6 @@ export const prepaidAccessToken = planned({
   // add nothing but a second name for a deposit, so it stays off sale until MPP sessions exist.
   reason:
     'not sold: a Bearer token never buys a paid response here; prepay instead with a batch-settlement channel deposit (every paid route offers it), or an MPP session once offered',
-});
-
-export const payerProfile = planned({
-  id: 'payer-profile',
-  title: 'Payer profile',
-  description:
-    'Classifies a Base address as an x402 payer from its settlement history and returns its payer class with the evidence. Free doors: GET /api/v1/payer-profile/example and /api/v1/payer-profile/classes.',
-  price: '0.01',
-  annotations: READ_EXTERNAL,
-  input: z.object({
-    address: evmAddress().describe('Base address, 0x + 40 hex characters'),
-  }),
-  inputExample: { address: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' },
-  freeDoors: [
-    { method: 'GET', path: '/api/v1/payer-profile/example', note: 'an example profile' },
-    { method: 'GET', path: '/api/v1/payer-profile/classes', note: 'the list of payer classes' },
-  ],
 });
 
 export const serviceGateway = planned({
