@@ -46,7 +46,7 @@ describe('discovery documents of the running service', () => {
     // ghost-bid-audit and reprice-regret also need the block index, which test services run without.
     const bazaar = ['bazaar-pulse', 'bazaar-delta', 'bazaar-new-listings', 'bazaar-trending', 'bazaar-price-stats', 'bazaar-seller-rank', 'bazaar-category-heat', 'bazaar-market-report', 'bazaar-category-heat-feed', 'bazaar-listing-lint', 'listing-triage', 'agent-return-context', 'agent-preflight-bundle'];
     const chain = ['base-block-number', 'base-gas-price', 'base-tx-status', 'base-usdc-balance', 'base-usdc-transfer-check', 'proxy-implementation', 'solana-ops-context'];
-    const payments = ['b402-preflight', 'mpp-admission-gate', 'settlement-verify', 'x402-facilitator-health', 'x402-receipt-lookup'];
+    const payments = ['b402-preflight', 'compile-payment-policy', 'mpp-admission-gate', 'settlement-verify', 'x402-facilitator-health', 'x402-receipt-lookup'];
     const text = ['extract-keywords', 'sentiment', 'summarize-text'];
     const data = ['crypto-price', 'people-record-normalize', ...(service.percall.python ? ['run-python'] : [])];
     expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'purchase-web-extraction-sample', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify', ...chain, ...bazaar, ...payments, ...text, ...data].sort());

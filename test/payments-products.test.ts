@@ -238,4 +238,18 @@ describe('x402_facilitator_health, b402_preflight and mpp_admission_gate against
     const { body: capped } = await paid('mpp-admission-gate', { body: { resource_url: target, payer: chain.buyer.address, max_amount: '0.001' } });
     expect(capped).toMatchObject({ admitted: false, rail: null });
   });
+
+  it('compile-payment-policy: percall’s own 402 passes a policy that allows it and fails one that caps below its price (HTTP and MCP)', async () => {
+    const sample = decodePaymentRequiredHeader((await fetch(url('time'))).headers.get('payment-required')!);
+    const path = service.percall.catalogue.products.find((p) => p.id === 'compile-payment-policy')!.http!.path;
+    const before = await balances(chain);
+    const response = await evmPay()(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: { per_call_max_usd: '0.05', daily_max_usd: '2', networks: [chain.network] }, samples: [sample] }) });
+    const allowed = (await response.json()) as Record<string, unknown>;
+    expect(response.status, JSON.stringify(allowed)).toBe(200);
+    expect(before.buyer - (await balances(chain)).buyer).toBe(price('compile-payment-policy'));
+    (await import('node:fs')).writeFileSync('/tmp/compile-policy.json', JSON.stringify(allowed, null, 2));
+    expect(allowed).toMatchObject({ method: 'structured', policy: { networks: [chain.network], per_call_max_usd: '0.05' }, tests: [{ decision: 'allow', resource: url('time') }] });
+    const capped = await paidTool('compile_payment_policy', { rules: { per_call_max_usd: '0.005' }, samples: [sample] }, 'compile-payment-policy');
+    expect(capped.tests).toMatchObject([{ decision: 'deny', reasons: ['no payment option passes the policy'] }]);
+  });
 });

@@ -71,6 +71,7 @@ import { mppAdmissionGate } from '../products/payments/mpp-admission-gate/index.
 import { x402FacilitatorHealth } from '../products/payments/x402-facilitator-health/index.ts';
 import { x402ReceiptLookup } from '../products/payments/x402-receipt-lookup/index.ts';
 import { payerProfile } from '../products/payments/payer-profile/index.ts';
+import { compilePaymentPolicy } from '../products/payments/compile-payment-policy/index.ts';
 import * as payments from '../products/payments/planned.ts';
 import { peopleRecordNormalize } from '../products/people/people-record-normalize/index.ts';
 import * as people from '../products/people/planned.ts';
@@ -162,7 +163,7 @@ export const DOMAINS: readonly Domain[] = [
     settlementVerify,
     x402ReceiptLookup,
     b402Preflight,
-    payments.compilePaymentPolicy,
+    compilePaymentPolicy,
     payments.prepaidAccessToken,
     mppAdmissionGate,
     payerProfile,

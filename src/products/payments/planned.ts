@@ -1,19 +1,5 @@
 import { z } from 'zod';
-import { OPEN_WORLD, READ, planned } from '../kit/index.ts';
-
-export const compilePaymentPolicy = planned({
-  id: 'compile-payment-policy',
-  title: 'Compile payment policy',
-  description:
-    "Compiles an agent's spending policy written in plain language into a machine-checkable JSON policy (budgets, per-call caps, allowed networks, sellers and routes) and returns it with any ambiguities.",
-  path: '/api/v1/paid/compile-policy',
-  price: '0.02',
-  annotations: READ,
-  input: z.object({
-    policy: z.string().min(1).max(10_000).describe('The spending policy in plain language'),
-  }),
-  inputExample: { policy: 'Spend at most 2 USD a day, never more than 0.05 per call, only on Base, never on people-search.' },
-});
+import { OPEN_WORLD, planned } from '../kit/index.ts';
 
 export const prepaidAccessToken = planned({
   id: 'prepaid-access-token',

@@ -17,7 +17,7 @@ import { callOrRevert } from '../../chain/evm.ts';
 import { judgeChallenge, finding } from '../x402-endpoint-verify/judge.ts';
 import { mppChallenges, probeUnpaid } from '../payment-terms.ts';
 import { mppChallengeSchema } from '../mpp-challenge-schema.ts';
-import { KNOWN_ASSETS, PUBLIC_FACILITATOR_NETWORKS, V1_NETWORKS, type KnownAsset } from './known-assets.ts';
+import { PUBLIC_FACILITATOR_NETWORKS, V1_NETWORKS, assetIn, knownAssets, type KnownAsset } from './known-assets.ts';
 
 /** A price above this (USD) for one call is not sane. */
 export const MAX_SANE_USD = 100;
@@ -162,13 +162,7 @@ function rawAccepts(response: { headers: Record<string, string>; body: Buffer })
 }
 
 function knownAsset(ctx: ProductContext, network: string, asset: string): KnownAsset | undefined {
-  const own = [ctx.chains?.evm('base'), ctx.chains?.solana].filter((c) => c !== undefined);
-  for (const chain of own) {
-    const mine = 'usdc' in chain ? chain.usdc : chain.usdcMint;
-    if (chain.network === network && mine.toLowerCase() === asset.toLowerCase()) return { symbol: 'USDC', decimals: 6 };
-  }
-  const table = KNOWN_ASSETS[network];
-  return table?.[asset.toLowerCase()] ?? table?.[asset];
+  return assetIn(knownAssets(ctx), network, asset);
 }
 
 function usd(atomic: bigint, decimals: number): string {

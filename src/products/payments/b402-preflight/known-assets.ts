@@ -4,6 +4,7 @@
  * settles; its USDC and USDT have 18 decimals there. The instance's own dev assets are added at run time.
  */
 import { EVM_CHAIN_DEFAULTS } from '../../../providers/chains.ts';
+import type { ProductContext } from '../../kit/index.ts';
 
 export interface KnownAsset {
   symbol: string;
@@ -19,6 +20,22 @@ export const KNOWN_ASSETS: Record<string, Record<string, KnownAsset>> = {
   'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp': { EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: USDC6 },
   'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1': { '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU': USDC6 },
 };
+
+export type AssetTable = Record<string, Record<string, KnownAsset>>;
+
+/** KNOWN_ASSETS plus this instance's own USDC (the dev chain's and the dev Solana VM's mint among them). */
+export function knownAssets(ctx: Pick<ProductContext, 'chains'>): AssetTable {
+  const table: AssetTable = { ...KNOWN_ASSETS };
+  for (const chain of [ctx.chains?.evm('base'), ctx.chains?.solana]) {
+    if (!chain) continue;
+    const mine = 'usdc' in chain ? chain.usdc.toLowerCase() : chain.usdcMint;
+    table[chain.network] = { ...table[chain.network], [mine]: USDC6 };
+  }
+  return table;
+}
+
+/** A known asset of a network: EVM addresses in any case, Solana mints as they are. */
+export const assetIn = (table: AssetTable, network: string, asset: string): KnownAsset | undefined => table[network]?.[asset.toLowerCase()] ?? table[network]?.[asset];
 
 /** x402 v1 network names and their CAIP-2 ids. */
 export const V1_NETWORKS: Record<string, string> = {
