@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { createSolanaRpc, type Address as SolanaAddress } from '@solana/kit';
 import {
   createPublicClient,
@@ -31,7 +30,7 @@ import { baseTransferSearchRpc } from '../src/products/chain/base-transfer-searc
 import { proxyImplementation } from '../src/products/chain/proxy-implementation/index.ts';
 import { summarise } from '../src/products/chain/solana.ts';
 import type { RunningService } from '../src/runtime.ts';
-import { signPayment } from './helpers/payments.ts';
+import { payTool } from './helpers/mcp-payments.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 // The RPC-backed chain products on the dev chains: anvil as `base` (generated USDC activity, a
@@ -114,21 +113,7 @@ async function mcp(): Promise<Client> {
   return client;
 }
 
-type ToolResult = { isError?: boolean; structuredContent?: unknown; _meta?: Record<string, unknown> };
-
-/** Calls a tool unpaid, then with a payment for its quote; checks the charge. */
-async function paidTool(client: Client, tool: string, args: Record<string, unknown>, id: string): Promise<ToolResult> {
-  const unpaid = (await client.callTool({ name: tool, arguments: args })) as ToolResult;
-  expect(unpaid.isError).toBe(true);
-  const payment = await signPayment(chain.buyer.privateKey, unpaid.structuredContent as PaymentRequired);
-  const before = await balances(chain);
-  const result = (await client.callTool({ name: tool, arguments: args, _meta: { 'x402/payment': payment } })) as ToolResult;
-  if (!result.isError) {
-    expect(result._meta?.['x402/payment-response'] as SettleResponse).toMatchObject({ success: true, network: chain.network });
-    expect(before.buyer - (await balances(chain)).buyer, tool).toBe(price(id, 'mcp'));
-  } else expect(await balances(chain), tool).toEqual(before);
-  return result;
-}
+const paidTool = (client: Client, tool: string, args: Record<string, unknown>, id: string) => payTool(client, chain, tool, args, price(id, 'mcp'));
 
 describe('RPC-backed chain products on the dev chains, paid with the official clients', () => {
   it('base-block-number: the block the chain has under that number, honestly named', async () => {

@@ -3,13 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { usdToAtomic } from '../src/money.ts';
 import { DOUBLE_KEYS, EXAMPLE_LEI, providerDouble } from '../src/providers/provider-double.fixture.ts';
 import type { RunningService } from '../src/runtime.ts';
-import { signPayment } from './helpers/payments.ts';
+import { payTool } from './helpers/mcp-payments.ts';
 import { balances, capturingLogger, startTestChain, startTestService } from './helpers/service.ts';
 
 // The third-party data products paid end to end with the official clients (@x402/fetch over HTTP,
@@ -48,20 +47,7 @@ async function mcp(): Promise<Client> {
   return client;
 }
 
-type ToolResult = { isError?: boolean; structuredContent?: unknown; content?: { text?: string }[]; _meta?: Record<string, unknown> };
-
-async function paidTool(client: Client, tool: string, args: Record<string, unknown>, id: string): Promise<ToolResult> {
-  const unpaid = (await client.callTool({ name: tool, arguments: args })) as ToolResult;
-  expect(unpaid.isError).toBe(true);
-  const payment = await signPayment(chain.buyer.privateKey, unpaid.structuredContent as PaymentRequired);
-  const before = await balances(chain);
-  const result = (await client.callTool({ name: tool, arguments: args, _meta: { 'x402/payment': payment } })) as ToolResult;
-  if (!result.isError) {
-    expect(result._meta?.['x402/payment-response'] as SettleResponse).toMatchObject({ success: true, network: chain.network });
-    expect(before.buyer - (await balances(chain)).buyer, tool).toBe(price(id, 'mcp'));
-  } else expect(await balances(chain), tool).toEqual(before);
-  return result;
-}
+const paidTool = (client: Client, tool: string, args: Record<string, unknown>, id: string) => payTool(client, chain, tool, args, price(id, 'mcp'));
 
 describe('data products with their providers configured (local doubles)', () => {
   it('crypto-price over HTTP (GET): paid once, the price CoinGecko gave', async () => {
