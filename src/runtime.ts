@@ -59,6 +59,8 @@ export interface StartOptions {
   clock?: () => Date;
   /** Tests start a fresh embedded store from a migrated template (see buildEmbeddedTemplate). */
   storeTemplate?: string;
+  /** Tests hand over a fresh embedded store instead (one booted engine reused: test/helpers/store-pool.ts). */
+  openStore?: () => Promise<Store>;
 }
 
 /** Starts the whole service: the dev chain and local facilitator in dev mode, the store, the HTTP listener. */
@@ -155,7 +157,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     // Each store's engine is loaded only when it is the one configured (PGlite alone is tens of MB).
     const opened: Store = config.databaseUrl
       ? (await import('./store/postgres.ts')).openPostgresStore({ url: config.databaseUrl, poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs })
-      : await (await import('./store/embedded.ts')).openEmbeddedStore(config.dataDir, { statementTimeoutMs: config.databaseStatementTimeoutMs, template: options.storeTemplate });
+      : options.openStore
+        ? await options.openStore()
+        : await (await import('./store/embedded.ts')).openEmbeddedStore(config.dataDir, { statementTimeoutMs: config.databaseStatementTimeoutMs, template: options.storeTemplate });
     cleanups.push(() => opened.close());
     const store = options.wrapStore ? options.wrapStore(opened) : opened;
     // An unreachable database does not stop the start: paid routes answer 503 until it is back.
@@ -186,6 +190,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       chainFor: (network) => (network === offer.network ? settlementChain : network === solanaNetwork ? solanaReader : undefined),
       mppSecretKey: config.mpp.secretKey ?? (config.mode === 'dev' ? await devMppSecret(config.dataDir) : undefined),
       batchAuthorizerKey: config.batch.authorizerKey ?? (devChain ? DEV_ROLES.batchAuthorizer.privateKey : undefined),
+      operatorPayerKey: config.operator.payerKey ?? (devChain ? DEV_ROLES.operatorPayer.privateKey : undefined),
       clock: options.clock,
     });
     cleanups.push(() => percall.stop());

@@ -10,7 +10,7 @@ import { DEV_ROLES, devChain, mintUsdc, usdcAbi } from '../src/devchain/contract
 import type { DevChain } from '../src/devchain/stack.ts';
 import { TOPICS } from '../src/index/decode.ts';
 import type { RunningService } from '../src/runtime.ts';
-import { capturingLogger, startTestChain, startTestService } from './helpers/service.ts';
+import { capturingLogger, startTestChain, startTestService, tempDataDir } from './helpers/service.ts';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const wallets = [5, 6, 7].map((i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }));
@@ -88,7 +88,7 @@ beforeAll(async () => {
   const test = createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) });
   for (const w of wallets) await test.setBalance({ address: w.address, value: 10n ** 20n });
   await transfers(6, 0);
-  service = await startTestService({ chain, env: INDEX_ENV, log: logs.log });
+  service = await startTestService({ chain, dataDir: await tempDataDir(), env: INDEX_ENV, log: logs.log });
 });
 afterAll(async () => {
   await service?.stop();

@@ -4,7 +4,7 @@ import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import { runPayCommand } from '../src/client/pay-command.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
-import { balances, startTestChain, startTestService } from './helpers/service.ts';
+import { balances, startTestChain, startTestService, tempDataDir } from './helpers/service.ts';
 import { paymentHeader, quote, settlementOf, signPayment, tamper } from './helpers/payments.ts';
 import { TEST_PRODUCTS } from './helpers/products.ts';
 import { connect } from 'node:net';
@@ -17,7 +17,7 @@ let service: RunningService & { dataDir: string };
 
 beforeAll(async () => {
   chain = await startTestChain();
-  service = await startTestService({ chain, products: TEST_PRODUCTS });
+  service = await startTestService({ chain, products: TEST_PRODUCTS, dataDir: await tempDataDir() });
 });
 afterAll(async () => {
   await service?.stop();

@@ -6,6 +6,7 @@ import { StoreUnavailableError } from '../src/store/sql-store.ts';
 import type { LedgerEntry, PaymentReservation, Store } from '../src/store/types.ts';
 import { freshDatabase } from './helpers/postgres.ts';
 import { storeTemplate, tempDataDir } from './helpers/service.ts';
+import { pooledStore } from './helpers/store-pool.ts';
 
 function entry(key: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
   return {
@@ -279,7 +280,9 @@ conformance('embedded (PGlite)', async () => ({
   fresh: async ({ restartable }) => {
     // From the run's migrated template: the conformance is about the SQL, not PGlite's initdb; on
     // disk only where the test restarts it.
-    const dir = restartable ? await tempDataDir() : 'memory://';
+    // A database that is never restarted lives in a reused engine (test/helpers/store-pool.ts).
+    if (!restartable) return { open: () => pooledStore(storeTemplate()!) };
+    const dir = await tempDataDir();
     return { open: () => openEmbeddedStore(dir, { template: storeTemplate() }) };
   },
   teardown: async () => {},

@@ -103,6 +103,17 @@ export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreO
 }
 
 /**
+ * A store over a memory-only PGlite the caller owns: closing the store calls `release` instead of
+ * closing the engine. Tests reuse booted engines this way (test/helpers/store-pool.ts): PGlite's
+ * start is most of a test service's start.
+ */
+export async function embeddedStoreOn(pg: PGlite, release: () => Promise<void>): Promise<SqlStore> {
+  const store = new SqlStore(pgliteDriver(pg, { close: release }), true);
+  await store.ensureSchema();
+  return store;
+}
+
+/**
  * The SqlDriver over one PGlite. PGlite is in-process: the extended protocol's parse/bind round trips
  * cost more CPU than the statements themselves, so parameters are bound as escaped literals and sent
  * as one simple query. `bounded` limits each statement or transaction.

@@ -9,6 +9,7 @@ import { startDevChain, type DevChain } from '../../src/devchain/stack.ts';
 import type { SolanaDevChain } from '../../src/devchain/solana.ts';
 import { usdcBalance } from '../../src/devchain/contracts.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
+import { pooledStore } from './store-pool.ts';
 import { startService, type RunningService, type StartOptions } from '../../src/runtime.ts';
 
 export const silentLog = createLogger('silent');
@@ -45,6 +46,7 @@ export async function startTestService(options: {
   clock?: () => Date;
 }): Promise<RunningService & { dataDir: string }> {
   const dataDir = options.dataDir ?? (await tempDataDir());
+  const template = storeTemplate();
   // Test files call from one loopback address many times: generous limits unless a test sets its own.
   // No block index unless a test asks for one (INDEX_CHAINS): it is a process of its own per service.
   const config = loadConfig({ PERCALL_MODE: 'dev', PORT: '0', PERCALL_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMITS: RELAXED_RATE_LIMITS, INDEX_CHAINS: 'off', ...options.env });
@@ -57,7 +59,10 @@ export async function startTestService(options: {
     wrapFacilitator: options.wrapFacilitator,
     wrapStore: options.wrapStore,
     clock: options.clock,
-    storeTemplate: storeTemplate(),
+    storeTemplate: template,
+    // A service given a data directory may be a restart on it: its store lives there. Otherwise
+    // its database lives in a reused engine (test/helpers/store-pool.ts).
+    ...(template && !options.dataDir ? { openStore: () => pooledStore(template) } : {}),
   });
   return { ...service, dataDir };
 }
