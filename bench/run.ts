@@ -35,9 +35,10 @@ import { Fleet, residentMemory, type Server } from './processes.ts';
 import { header, medians, printTable, row, type Column, type Row } from './report.ts';
 import { benchIndex, printIndex } from './index.ts';
 import { benchPython, printPython } from './python.ts';
+import { benchBazaar, printBazaar } from './bazaar.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-/** BENCH_ONLY=batch,memory runs only those sections (headline, telemetry, mcp, store, batch, memory, index, python); all by default. */
+/** BENCH_ONLY=batch,memory runs only those sections (headline, telemetry, mcp, store, batch, memory, index, python, bazaar); all by default. */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (name: string) => !ONLY || ONLY.includes(name);
 /** How long percall idles after its first answer before its memory is read. */
@@ -313,6 +314,7 @@ try {
   if (wanted('memory')) printFootprints(await benchFootprints(bench));
   if (wanted('index')) printIndex(await section(bench, () => benchIndex(bench.chain)));
   if (wanted('python')) printPython(await section(bench, (fleet) => benchPython(bench.chain, fleet)));
+  if (wanted('bazaar')) printBazaar(await benchBazaar());
 } finally {
   await chain.stop();
 }

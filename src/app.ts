@@ -28,6 +28,7 @@ import { discoveryItems, type DiscoveryListItem } from './discovery/bazaar-list.
 import { BazaarSnapshotService } from './bazaar/service.ts';
 import { registerBazaarRoutes } from './http/bazaar-routes.ts';
 import { registerPayerProfileRoutes } from './http/payer-profile-routes.ts';
+import { registerResearchAnswerRoutes } from './http/research-answer-routes.ts';
 import { storeMarket } from './bazaar/market.ts';
 import { registerOrderRoutes } from './http/order-routes.ts';
 import { registerOpenAiDoor } from './http/openai-door.ts';
@@ -39,7 +40,7 @@ import { TokenService } from './identity/tokens.ts';
 import { ProofVerifier } from './identity/proof-request.ts';
 import { problemResponse, problems } from './http/problem.ts';
 import { describeError, type Logger } from './log.ts';
-import { PaymentGate } from './payments/gate.ts';
+import { endpointKey, PaymentGate } from './payments/gate.ts';
 import { Checkout } from './checkout/checkout.ts';
 import { ProductRunner } from './products/runner.ts';
 import { FreeTierDoor } from './payments/free-tier.ts';
@@ -48,8 +49,10 @@ import { X402Rail, type PaymentOffer } from './payments/x402-rail.ts';
 import { BatchClaims } from './payments/batch/claims.ts';
 import { createBatchScheme } from './payments/batch/scheme.ts';
 import { Telemetry } from './telemetry/counters.ts';
+import { operatorUpstreams, operatorWalletFor } from './payments/operator/index.ts';
 import { registerObservatory } from './http/observatory-routes.ts';
 import { telemetryGateHook } from './telemetry/gate-hook.ts';
+import { toolUsageHook } from './telemetry/tool-usage.ts';
 import type { Store } from './store/types.ts';
 import { PACKAGE_VERSION } from './version.ts';
 
@@ -80,6 +83,8 @@ export interface PercallOptions {
   chains?: ChainProviders;
   /** The block index (src/index/), when INDEX_CHAINS names chains: analytics-query is on sale with it. */
   index?: IndexService;
+  /** Key of the operator's wallet paying upstream x402 sellers (OPERATOR_PAYER_PRIVATE_KEY; the dev stack supplies a funded dev account). */
+  operatorPayerKey?: Hex;
   /** `false`: no scheduled Bazaar snapshots (tests take them with `percall.bazaar.runOnce()`). */
   bazaarSchedule?: boolean;
 }
@@ -114,7 +119,20 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const sandbox = await PythonSandbox.start(config.runPython);
   const python = 'sandbox' in sandbox ? sandbox.sandbox : undefined;
   if (!python) log.info({ reason: 'reason' in sandbox ? sandbox.reason : undefined }, 'run_python is not on sale here');
-  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : []), ...chainUpstreams(options.chains), ...(options.index ? (['index'] as const) : []), ...(config.bazaar.sources.length > 0 ? (['bazaar'] as const) : []), ...data.kinds, ...(python ? (['python'] as const) : [])]), options.chains?.evmChains, options.index ? [...options.index.chains().keys()] : []));
+  const operatorNetwork = options.offers.find((o) => o.family === 'evm')?.network;
+  const operatorChain = operatorNetwork ? options.chainFor?.(operatorNetwork) : undefined;
+  const operator = operatorWalletFor({
+    key: options.operatorPayerKey,
+    settings: config.operator,
+    offers: options.offers,
+    ledger: store.operatorLedger(),
+    fetchPolicy: config.fetchPolicy,
+    ...(operatorChain?.family === 'evm' ? { chain: operatorChain } : {}),
+    log,
+    onPaid: (product, amount) => telemetry.upstream(product, amount),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : []), ...chainUpstreams(options.chains), ...(options.index ? (['index'] as const) : []), ...(config.bazaar.sources.length > 0 ? (['bazaar'] as const) : []), ...data.kinds, ...(python ? (['python'] as const) : []), ...operatorUpstreams(operator)]), options.chains?.evmChains, options.index ? [...options.index.chains().keys()] : []));
   const evmOffer = options.offers.find((o) => o.family === 'evm');
   const batch =
     evmOffer && options.batchAuthorizerKey
@@ -147,13 +165,13 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     verifications: store.settlementVerifications(),
     networks: options.offers.map((o) => o.network),
     ...(config.facilitatorUrl ? { facilitatorUrl: config.facilitatorUrl } : {}),
-  }, python);
+  }, python, operator);
   const gate = new PaymentGate({
     runner,
     rail,
     store,
     log,
-    hooks: [telemetryGateHook(telemetry)],
+    hooks: [telemetryGateHook(telemetry), toolUsageHook(store.toolUsage(), { selfTestWallets: config.selfTestWallets, log, ...(options.clock ? { clock: options.clock } : {}) })],
     reconciler,
     instanceId: config.instanceId,
     redeemWindowMs: config.redeemWindowMs,
@@ -161,6 +179,8 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     clock: options.clock,
   });
   reconciler.beforePass(() => gate.flushLedger());
+  // Upstream payments of unknown outcome are ended from the chain once their authorization lapsed.
+  if (operator) reconciler.beforePass(async () => void (await operator.resolveExpired()));
 
   const app = new Hono();
   app.use(requestIds());
@@ -203,14 +223,20 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   registerObservatory(app, {
     store,
     telemetry,
-    report: { serviceName: config.serviceName, wallet: options.offers[0]?.payTo ?? '', network: options.offers[0]?.network ?? '', networks: paymentNetworks },
+    report: {
+      serviceName: config.serviceName,
+      wallet: options.offers[0]?.payTo ?? '',
+      network: options.offers[0]?.network ?? '',
+      networks: paymentNetworks,
+      operatorProducts: catalogue.available().filter((p) => p.requires?.some((r) => r === 'operator' || r === 'gateway')).map((p) => ({ product: p.id, endpoints: (['http', 'mcp'] as const).filter((s) => p[s]).map((s) => endpointKey(p, s)) })),
+    },
     reportPath: config.reportPath,
     adminToken: config.adminToken,
     batchChannels: batch !== undefined,
     dataProviders: () => data.stats(),
   });
   // One paid-call flow; the routes, order doors, MPP door and MCP tools only encode its answers.
-  const checkout = new Checkout({ catalogue, rail, gate, store, freeTier, proofs, limits: limiter, telemetry, log, maxBodyBytes: config.maxBodyBytes, mpp, mppAccepts, precheck: (p, input) => runner.precheck(p, input) });
+  const checkout = new Checkout({ catalogue, rail, gate, store, freeTier, proofs, limits: limiter, telemetry, log, maxBodyBytes: config.maxBodyBytes, mpp, mppAccepts, precheck: (p, input) => runner.precheck(p, input), dynamicPrice: (p, input) => runner.dynamicPrice(p, input) });
   const publicBaseUrl = options.baseUrl ?? config.publicBaseUrl;
   registerMcp(app, { catalogue, checkout, gate, limiter, serviceName: config.serviceName, publicBaseUrl, trustedProxyHeader: config.trustedProxyHeader });
   const paidRouteDeps = { catalogue, checkout, gate, mpp, limiter, trustedProxyHeader: config.trustedProxyHeader, maxBodyBytes: config.maxBodyBytes, publicBaseUrl };
@@ -221,6 +247,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const runPythonOnSale = python && catalogue.available().some((p) => p.id === 'run-python');
   registerRunPythonDoors(app, runPythonOnSale ? { python, limiter } : { unavailable: 'reason' in sandbox ? sandbox.reason : 'not on sale here', limiter });
   registerPayerProfileRoutes(app, catalogue);
+  registerResearchAnswerRoutes(app, catalogue, llm !== undefined);
   registerBazaarRoutes(app, { catalogue, ...(bazaar ? { snapshots: bazaar } : {}), ...(config.adminToken ? { adminToken: config.adminToken } : {}) });
 
   app.notFound((c) => {

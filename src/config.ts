@@ -11,6 +11,7 @@ import { parseEvmRpcUrls, type EvmChainName } from './providers/chains.ts';
 import { indexSettingsFromEnv, type IndexSettings } from './index/settings.ts';
 import { bazaarSettingsFromEnv, type BazaarSettings } from './bazaar/settings.ts';
 import { runPythonSettingsFromEnv, type RunPythonSettings } from './sandbox/settings.ts';
+import { operatorSettingsFromEnv, type OperatorSettings } from './payments/operator/settings.ts';
 import { dataProviderSettingsFromEnv, type DataProviderSettings } from './providers/api/settings.ts';
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x + 40 hex characters');
@@ -168,6 +169,8 @@ export interface Config {
   bazaar: BazaarSettings;
   /** run_python's sandbox (see src/sandbox/settings.ts: RUN_PYTHON_*). */
   runPython: RunPythonSettings;
+  /** The operator's wallet paying upstream x402 sellers (see src/payments/operator/settings.ts: OPERATOR_*, GATEWAY_SELLERS, FETCH_X402_MAX_PRICE_USD); the key is never logged. */
+  operator: OperatorSettings;
   facilitatorTimeoutMs: number;
   shutdownGraceMs: number;
   /** x402 batch-settlement channels (see src/payments/batch). */
@@ -247,6 +250,14 @@ function runPythonFrom(env: NodeJS.ProcessEnv): RunPythonSettings {
   }
 }
 
+function operatorFrom(env: NodeJS.ProcessEnv): OperatorSettings {
+  try {
+    return operatorSettingsFromEnv(env);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
+}
+
 function bazaarFrom(env: NodeJS.ProcessEnv, mode: 'dev' | 'production'): BazaarSettings {
   try {
     return bazaarSettingsFromEnv(env, mode);
@@ -286,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataProviders: dataProvidersFrom(env),
     bazaar: bazaarFrom(env, e.PERCALL_MODE),
     runPython: runPythonFrom(env),
+    operator: operatorFrom(env),
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     browserTimeLimits: { loadMs: e.BROWSER_LOAD_TIMEOUT_MS, actionMs: e.BROWSER_ACTION_TIMEOUT_MS },

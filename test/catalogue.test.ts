@@ -190,14 +190,21 @@ describe('catalogue', () => {
   it('sells exactly the implemented products', () => {
     const bazaar = ['bazaar-pulse', 'bazaar-delta', 'bazaar-new-listings', 'bazaar-trending', 'bazaar-price-stats', 'bazaar-seller-rank', 'bazaar-category-heat', 'bazaar-market-report', 'bazaar-category-heat-feed', 'bazaar-listing-lint', 'listing-triage', 'reprice-regret', 'ghost-bid-audit', 'agent-return-context', 'agent-preflight-bundle'];
     const text = ['sentiment', 'classify-text', 'extract-json', 'extract-keywords', 'rewrite-text', 'summarize-text'];
-    const payments = ['settlement-verify', 'x402-receipt-lookup', 'x402-facilitator-health', 'b402-preflight', 'mpp-admission-gate', 'payer-profile', 'compile-payment-policy'];
+    const payments = ['settlement-verify', 'x402-receipt-lookup', 'x402-facilitator-health', 'b402-preflight', 'mpp-admission-gate', 'payer-profile', 'compile-payment-policy', 'service-gateway', 'fetch-x402-content'];
     const chain = ['base-block-number', 'base-gas-price', 'base-transfer-search-rpc', 'base-tx-status', 'base-usdc-balance', 'base-usdc-transfer-check', 'proxy-implementation', 'solana-ops-context', 'solana-priority-fee', 'base-transfer-search', 'base-wallet-profile', 'wallet-analyze', 'wallet-spy', 'token-metrics', 'token-flow-activity'];
-    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'chat-completion', 'echo', 'endpoint-task-evaluation', 'inference', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'run-python', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify', ...chain, 'analytics-query', 'people-record-normalize', 'lei-resolve', 'crypto-price', 'web-search', 'tweets-search', ...bazaar, ...text, ...payments].sort());
+    expect(products.filter((p) => p.status === 'available').map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'chat-completion', 'echo', 'endpoint-task-evaluation', 'inference', 'mpp-route', 'purchase-web-extraction-sample', 'purchase-website-decision-packet', 'route-task', 'run-python', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify', ...chain, 'analytics-query', 'people-record-normalize', 'people-search', 'profile-search', 'people-enrich', 'lei-resolve', 'company-research', 'crypto-price', 'trading-signals', 'market-intel', 'us-equity-snapshot', 'award-flight-search', 'web-search', 'tweets-search', 'research-answer', 'answer-with-sources', ...bazaar, ...text, ...payments].sort());
   });
 
   it('sells run-python only where a Python sandbox starts', () => {
     expect(withUpstreams(products, new Set()).find((p) => p.id === 'run-python')!.status).toBe('unavailable');
     expect(withUpstreams(products, new Set(['python'])).find((p) => p.id === 'run-python')!.status).toBe('available');
+  });
+
+  it("sells the operator's paying products only with its wallet, and the gateway only with its allowlist too", () => {
+    const status = (upstreams: ('operator' | 'gateway')[]) => ['service-gateway', 'fetch-x402-content'].map((id) => withUpstreams(products, new Set(upstreams)).find((p) => p.id === id)!.status);
+    expect(status([])).toEqual(['unavailable', 'unavailable']);
+    expect(status(['operator'])).toEqual(['unavailable', 'available']);
+    expect(status(['operator', 'gateway'])).toEqual(['available', 'available']);
   });
 
   it('sells analytics-query only where a block index runs', () => {

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
-import { createPublicClient, createTestClient, createWalletClient, getAddress, http, type Address, type Hex, type Log } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, getAddress, http, type Address, type Hex, type Log, type PublicClient } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import { TestNFT, TestToken, TestUniswapV2Pair } from '../src/devchain/artifacts/index.ts';
@@ -26,6 +26,7 @@ import { ratio } from '../src/products/chain/index-read.ts';
 import { riskScore } from '../src/products/chain/wallet-spy/risk.ts';
 import { createChainProviders } from '../src/providers/chains.ts';
 import type { RunningService } from '../src/runtime.ts';
+import { indexCaughtUp, swapOnPair } from './helpers/dev-index.ts';
 import { signPayment } from './helpers/payments.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
@@ -35,7 +36,7 @@ const ZERO = '0x0000000000000000000000000000000000000000';
 
 let chain: DevChain;
 let service: RunningService & { dataDir: string };
-let pub: ReturnType<typeof createPublicClient>;
+let pub: PublicClient;
 const made = {} as { token: Address; nft: Address; pair: Address; reverted: Hex };
 
 async function generateActivity(): Promise<void> {
@@ -75,40 +76,19 @@ async function generateActivity(): Promise<void> {
   await done(await wallet(w5!).writeContract({ address: chain.usdc, abi: usdcAbi, functionName: 'transfer', args: [made.pair, 50_000_000n] }));
   await done(await wallet(w5!).writeContract({ address: made.token, abi: TestToken.abi, functionName: 'transfer', args: [made.pair, 50_000n * 10n ** 18n] }));
   await done(await wallet(w5!).writeContract({ address: made.pair, abi: TestUniswapV2Pair.abi, functionName: 'sync' }));
-  const swap = async (who: typeof w5, tokenIn: Address, amountIn: bigint, to: Address) => {
-    const [r0, r1] = await pub.readContract({ address: made.pair, abi: TestUniswapV2Pair.abi, functionName: 'getReserves' });
-    const token0 = await pub.readContract({ address: made.pair, abi: TestUniswapV2Pair.abi, functionName: 'token0' });
-    const zeroForOne = tokenIn.toLowerCase() === token0.toLowerCase();
-    const [reserveIn, reserveOut] = zeroForOne ? [r0, r1] : [r1, r0];
-    const out = (amountIn * 997n * reserveOut) / (reserveIn * 1000n + amountIn * 997n);
-    await done(await wallet(who!).writeContract({ address: tokenIn, abi: TestToken.abi, functionName: 'transfer', args: [made.pair, amountIn] }));
-    await done(await wallet(who!).writeContract({ address: made.pair, abi: TestUniswapV2Pair.abi, functionName: 'swap', args: zeroForOne ? [0n, out, to] : [out, 0n, to] }));
-  };
-  await swap(w6!, chain.usdc, 5_000_000n, w6!.address);
-  await swap(w7!, made.token, 1_000n * 10n ** 18n, w8!.address);
+  await swapOnPair(pub, wallet(w6!), made.pair, chain.usdc, 5_000_000n, w6!.address);
+  await swapOnPair(pub, wallet(w7!), made.pair, made.token, 1_000n * 10n ** 18n, w8!.address);
   // More USDC than w8 holds: mined, reverted.
   made.reverted = await wallet(w8!).writeContract({ address: chain.usdc, abi: usdcAbi, functionName: 'transfer', args: [w5!.address, 10n ** 15n], gas: 100_000n });
   expect((await done(made.reverted)).status).toBe('reverted');
 }
 
-/** Waits until the index holds the chain's head. */
-async function caughtUp(): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const head = await pub.getBlockNumber();
-    const outcome = await service.index!.query('base', 'SELECT max(number) FROM blocks').catch(() => undefined);
-    if (outcome?.kind === 'ok' && outcome.result.rows[0]?.[0] === Number(head)) return;
-    if (Date.now() > deadline) throw new Error('the index did not catch up');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 beforeAll(async () => {
   chain = await startTestChain();
-  pub = createPublicClient({ transport: http(chain.rpcUrl), cacheTime: 0 });
+  pub = createPublicClient({ transport: http(chain.rpcUrl), cacheTime: 0 }) as PublicClient;
   service = await startTestService({ chain, env: { INDEX_CHAINS: 'base', INDEX_POLL_MS: '50' } });
   await generateActivity();
-  await caughtUp();
+  await indexCaughtUp(service, pub);
 });
 afterAll(async () => {
   await service?.stop();
@@ -420,7 +400,7 @@ describe('index-backed chain products on anvil, paid with @x402/fetch and over M
 describe('the 402 quotes', () => {
   it('payer-profile: the buyer’s x402 payments (EIP-3009 AuthorizationUsed with its USDC Transfer) as the chain holds them; the free doors', async () => {
     for (let i = 0; i < 3; i++) await paid('base-transfer-search', { address: chain.payTo, limit: 1 }); // payments of its own
-    await caughtUp();
+    await indexCaughtUp(service, pub);
     const out = await paid('payer-profile', { address: chain.buyer.address });
     const to = BigInt(out.indexed.to_block);
     const buyer = chain.buyer.address.toLowerCase();

@@ -30,7 +30,7 @@ describe('percall catalogue', () => {
     expect(byTool.out).toContain('input (JSON Schema):');
     expect(byTool.out).toContain('output (JSON Schema):');
     expect(run('batch-extract').out).toContain('output (JSON Schema, not published):');
-    expect(run('company-research').out).toContain('status     unavailable (not implemented yet)');
+    expect(run('prepaid-access-token').out).toContain('status     unavailable (not sold');
     const detail = JSON.parse(run('inference', '--json').out) as Record<string, unknown>;
     expect(detail).toMatchObject({ id: 'inference', status: 'available', requires: ['llm'], mode: 'upto (maximum 1.00 USD)', input: { type: 'object' } });
   });

@@ -22,11 +22,17 @@ const MISSING_UPSTREAM: Record<UpstreamProvider, string> = {
   solana: 'this instance has no Solana JSON-RPC configured (SOLANA_RPC_URL)',
   index: 'this instance runs no block index (INDEX_CHAINS)',
   bazaar: 'this instance takes no Bazaar snapshots (BAZAAR_DISCOVERY_URLS=off)',
+  operator: "this instance has no operator wallet to pay upstream x402 sellers with (OPERATOR_PAYER_PRIVATE_KEY, and an EVM network it is paid on)",
+  gateway: "this instance has no operator wallet (OPERATOR_PAYER_PRIVATE_KEY) or no allowlisted upstream sellers (GATEWAY_SELLERS)",
   python: 'this instance has no Python sandbox (bubblewrap and Debian python3 with numpy, pandas and requests, able to start a sandbox; see the README, run_python)',
   'web-search': 'this instance has no web search provider configured (BRAVE_SEARCH_API_KEY or SEARXNG_URL)',
   'x-search': 'this instance has no X API token configured (X_BEARER_TOKEN)',
   lei: 'this instance has the GLEIF provider turned off (GLEIF_API_URL=off)',
   'crypto-prices': 'this instance has the CoinGecko provider turned off (COINGECKO_API_URL=off)',
+  'people-data': 'this instance has no People Data Labs key configured (PDL_API_KEY)',
+  'equity-quotes': 'this instance has no Alpha Vantage key configured (ALPHAVANTAGE_API_KEY)',
+  'award-flights': 'this instance has no Seats.aero Partner API key configured (SEATS_AERO_API_KEY)',
+  'company-filings': 'this instance has no SEC EDGAR contact configured (SEC_USER_AGENT: a name and an email, as SEC asks)',
 };
 
 /**

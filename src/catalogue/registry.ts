@@ -17,7 +17,7 @@ import { purchaseWebExtractionSample } from '../products/web/purchase-web-extrac
 import { purchaseWebsiteDecisionPacket } from '../products/web/purchase-website-decision-packet/index.ts';
 import { webSearch } from '../products/web/web-search/index.ts';
 import { tweetsSearch } from '../products/web/tweets-search/index.ts';
-import * as web from '../products/web/planned.ts';
+import { fetchX402Content } from '../products/web/fetch-x402-content/index.ts';
 import { baseBlockNumber } from '../products/chain/base-block-number/index.ts';
 import { baseGasPrice } from '../products/chain/base-gas-price/index.ts';
 import { baseTxStatus } from '../products/chain/base-tx-status/index.ts';
@@ -54,7 +54,10 @@ import { extractKeywords } from '../products/text/extract-keywords/index.ts';
 import { rewriteText } from '../products/text/rewrite-text/index.ts';
 import { summarizeText } from '../products/text/summarize-text/index.ts';
 import { leiResolve } from '../products/research/lei-resolve/index.ts';
-import * as research from '../products/research/planned.ts';
+import { answerWithSources } from '../products/research/answer-with-sources/index.ts';
+import { researchAnswer } from '../products/research/research-answer/index.ts';
+import { awardFlightSearch } from '../products/research/award-flight-search/index.ts';
+import { companyResearch } from '../products/research/company-research/index.ts';
 import { inference } from '../products/inference/inference/index.ts';
 import { chatCompletion } from '../products/inference/chat-completion/index.ts';
 import { agentRoute } from '../products/agent/agent-route/index.ts';
@@ -73,10 +76,15 @@ import { x402ReceiptLookup } from '../products/payments/x402-receipt-lookup/inde
 import { payerProfile } from '../products/payments/payer-profile/index.ts';
 import { compilePaymentPolicy } from '../products/payments/compile-payment-policy/index.ts';
 import * as payments from '../products/payments/planned.ts';
+import { serviceGateway } from '../products/payments/service-gateway/index.ts';
 import { peopleRecordNormalize } from '../products/people/people-record-normalize/index.ts';
-import * as people from '../products/people/planned.ts';
+import { peopleSearch } from '../products/people/people-search/index.ts';
+import { profileSearch } from '../products/people/profile-search/index.ts';
+import { peopleEnrich } from '../products/people/people-enrich/index.ts';
 import { cryptoPrice } from '../products/market/crypto-price/index.ts';
-import * as market from '../products/market/planned.ts';
+import { usEquitySnapshot } from '../products/market/us-equity-snapshot/index.ts';
+import { tradingSignals } from '../products/market/trading-signals/index.ts';
+import { marketIntel } from '../products/market/market-intel/index.ts';
 
 export const DOMAINS: readonly Domain[] = [
   domain('utility', [
@@ -91,7 +99,7 @@ export const DOMAINS: readonly Domain[] = [
     batchExtract,
     batchUrlJson,
     x401BatchExtract,
-    web.fetchX402Content,
+    fetchX402Content,
     purchaseWebExtractionSample,
     purchaseWebsiteDecisionPacket,
     tweetsSearch,
@@ -138,11 +146,11 @@ export const DOMAINS: readonly Domain[] = [
     summarizeText,
   ]),
   domain('research', [
-    research.companyResearch,
-    research.answerWithSources,
-    research.researchAnswer,
+    companyResearch,
+    answerWithSources,
+    researchAnswer,
     leiResolve,
-    research.awardFlightSearch,
+    awardFlightSearch,
   ]),
   domain('inference', [
     inference,
@@ -167,19 +175,19 @@ export const DOMAINS: readonly Domain[] = [
     payments.prepaidAccessToken,
     mppAdmissionGate,
     payerProfile,
-    payments.serviceGateway,
+    serviceGateway,
   ]),
   domain('people', [
     peopleRecordNormalize,
-    people.peopleSearch,
-    people.profileSearch,
-    people.peopleEnrich,
+    peopleSearch,
+    profileSearch,
+    peopleEnrich,
   ]),
   domain('market', [
     cryptoPrice,
-    market.tradingSignals,
-    market.marketIntel,
-    market.usEquitySnapshot,
+    tradingSignals,
+    marketIntel,
+    usEquitySnapshot,
   ]),
 ];
 

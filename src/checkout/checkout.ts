@@ -1,7 +1,7 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Catalogue } from '../catalogue/index.ts';
-import { pricedForInput } from '../products/kit/price-by-input.ts';
-import type { AvailableProduct, Product, ProductInputError, Surface } from '../catalogue/types.ts';
+import { pricedAt, pricedForInput } from '../products/kit/price-by-input.ts';
+import { ProductInputError, type AvailableProduct, type Product, type Surface } from '../catalogue/types.ts';
 import type { ProofVerifier } from '../identity/proof-request.ts';
 import type { Logger } from '../log.ts';
 import type { FreeTierDoor } from '../payments/free-tier.ts';
@@ -24,7 +24,7 @@ export interface ClientLimits {
 
 export interface CheckoutDeps {
   catalogue: Pick<Catalogue, 'products' | 'byToolName'>;
-  rail: Pick<X402Rail, 'ready' | 'paymentRequired' | 'encodedPaymentRequired'>;
+  rail: Pick<X402Rail, 'ready' | 'paymentRequired' | 'encodedPaymentRequired'> & Partial<Pick<X402Rail, 'prepare'>>;
   gate: Pick<PaymentGate, 'execute' | 'executeExternal' | 'claimIdempotency' | 'finishIdempotency'>;
   store: Pick<Store, 'healthy'>;
   freeTier: Pick<FreeTierDoor, 'serve' | 'challenge'>;
@@ -39,6 +39,8 @@ export interface CheckoutDeps {
   mppAccepts?(product: AvailableProduct): boolean;
   /** The product's refusal of valid input before payment (products/runner.ts precheck), for products that declare one. */
   precheck?(product: AvailableProduct, input: unknown): Promise<ProductInputError | undefined>;
+  /** The price of valid input now, for products that declare a dynamic price (products/runner.ts); throws as the product does. */
+  dynamicPrice?(product: AvailableProduct, input: unknown): Promise<string>;
 }
 
 /** Methods that always get the 402 quote on a route (crawlers read prices with any of them). */
@@ -54,6 +56,10 @@ interface ReadInput {
   at?: string;
   /** Valid input the product refused before payment (its precheck): answered as its run would, nothing charged. */
   refusal?: ProductInputError;
+  /** The product at the price its dynamic price found for this input. */
+  priced?: AvailableProduct;
+  /** No dynamic price could be had (an upstream failed): answered as the product's failure, nothing to sign. */
+  failure?: unknown;
 }
 
 /** One paid call on its way, after the product and its input are known. */
@@ -85,7 +91,7 @@ export class Checkout {
     const methodMatches = door.kind !== 'route' || method === declared || (method === 'HEAD' && declared === 'GET') || (method === 'GET' && product.http?.queryToo === true);
     const read = await this.read(request, product, methodMatches);
     // A product priced by its input is sold (quoted, matched, charged) at the price of this input.
-    const sale: Sale = { request, product: read.input?.ok ? pricedForInput(product, read.input.value) : product, read, methodMatches };
+    const sale: Sale = { request, product: read.priced ?? (read.input?.ok ? pricedForInput(product, read.input.value) : product), read, methodMatches };
     // MCP answers bad arguments as a protocol error, before proof or payment: nothing is signed in vain.
     if (door.kind === 'tool' && read.input && !read.input.ok) return this.inputProblem(read.input, read.at);
     if (door.kind === 'tool' && read.refusal) return productFailure(product, labelOf(product, door), read.refusal, this.deps.log);
@@ -108,6 +114,7 @@ export class Checkout {
     if (product.status !== 'available') return problemResult(problems.notImplemented(product.id, product.reason));
     const unready = this.readiness();
     if (unready) return unready;
+    if (read.failure !== undefined) return productFailure(product, labelOf(product, door), read.failure, this.deps.log);
 
     const surface: Surface = door.kind === 'tool' || (door.kind === 'order' && !product.http) ? 'mcp' : 'http';
     const resource = resourceOf(door, product, request.publicOrigin);
@@ -208,12 +215,27 @@ export class Checkout {
     return undefined;
   }
 
-  /** The request's input, read and validated, then prechecked where the product declares a precheck. */
+  /** The request's input, read and validated, then prechecked where the product declares a precheck, then priced where its price is dynamic. */
   private async read(request: CheckoutRequest, product: Product, methodMatches: boolean): Promise<ReadInput> {
     const read = await this.readInput(request, product, methodMatches);
-    if (!read.input?.ok || product.status !== 'available' || !product.precheck || !this.deps.precheck) return read;
-    const refusal = await this.deps.precheck(product, read.input.value);
-    return refusal ? { ...read, refusal } : read;
+    if (!read.input?.ok || product.status !== 'available') return read;
+    if (product.precheck && this.deps.precheck) {
+      const refusal = await this.deps.precheck(product, read.input.value);
+      if (refusal) return { ...read, refusal };
+    }
+    if (product.dynamicPrice && this.deps.dynamicPrice) return { ...read, ...(await this.priced(product, read.input.value)) };
+    return read;
+  }
+
+  /** The product at its dynamic price for this input, quoted by the rail; or the refusal or failure that stands instead. */
+  private async priced(product: AvailableProduct, input: unknown): Promise<Pick<ReadInput, 'priced' | 'refusal' | 'failure'>> {
+    try {
+      const priced = pricedAt(product, await this.deps.dynamicPrice!(product, input));
+      await this.deps.rail.prepare?.(priced);
+      return { priced };
+    } catch (error) {
+      return error instanceof ProductInputError ? { refusal: error } : { failure: error };
+    }
   }
 
   /** The request's input: parsed (a route's query or body), then validated against the product's schema. */

@@ -31,9 +31,10 @@ export interface DevAccount {
 }
 
 /**
- * The first five anvil accounts of the public mnemonic "test test test test test test test test test test test junk"
+ * The first six anvil accounts of the public mnemonic "test test test test test test test test test test test junk"
  * (m/44'/60'/0'/0/i). Publicly known keys: for the local chain only.
- * 0 deployer and facilitator, 1 buyer, 2 payTo, 3 spare, 4 the receiver authorizer of batch-settlement channels.
+ * 0 deployer and facilitator, 1 buyer, 2 payTo, 3 spare, 4 the receiver authorizer of batch-settlement channels,
+ * 5 the operator's wallet paying upstream x402 sellers.
  */
 export const DEV_ACCOUNTS = [
   {
@@ -56,6 +57,10 @@ export const DEV_ACCOUNTS = [
     address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
     privateKey: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
   },
+  {
+    address: '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc',
+    privateKey: '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba',
+  },
 ] as const satisfies readonly DevAccount[];
 
 /** DEV_ACCOUNTS by role. */
@@ -66,6 +71,7 @@ export const DEV_ROLES = {
   payTo: DEV_ACCOUNTS[2],
   spare: DEV_ACCOUNTS[3],
   batchAuthorizer: DEV_ACCOUNTS[4],
+  operatorPayer: DEV_ACCOUNTS[5],
 } as const;
 
 // Anvil automines each transaction, so receipts exist almost at once; poll fast instead of viem's 4 s default.

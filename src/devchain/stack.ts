@@ -35,6 +35,8 @@ export interface DevChain {
 
 /** The buyer is topped up to this balance on every start, so `npm start` can always pay. */
 const BUYER_FLOAT = 1_000n * 1_000_000n;
+/** The operator's wallet (paying upstream sellers) is topped up to this on every start. */
+const OPERATOR_FLOAT = 100n * 1_000_000n;
 
 /**
  * Starts (or joins) the local chain: anvil as a child process, the test USDC (EIP-3009) and
@@ -52,6 +54,9 @@ export async function startDevChain(options: { log: Logger; statePath?: string; 
     const buyer = DEV_ROLES.buyer;
     const balance = await usdcBalance(anvil.rpcUrl, usdc, buyer.address);
     if (balance < BUYER_FLOAT) await mintUsdc(anvil.rpcUrl, DEV_ROLES.deployer.privateKey, usdc, buyer.address, BUYER_FLOAT - balance);
+    const operator = DEV_ROLES.operatorPayer.address;
+    const operatorBalance = await usdcBalance(anvil.rpcUrl, usdc, operator);
+    if (operatorBalance < OPERATOR_FLOAT) await mintUsdc(anvil.rpcUrl, DEV_ROLES.deployer.privateKey, usdc, operator, OPERATOR_FLOAT - operatorBalance);
     // The one-time approval an `upto` payer gives Permit2, done for the dev buyer so it can pay at once.
     await approvePermit2(anvil.rpcUrl, anvil.chainId, usdc, buyer.privateKey);
     options.log.info({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, usdc }, 'dev chain ready');

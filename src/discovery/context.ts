@@ -1,5 +1,6 @@
 import type { Catalogue } from '../catalogue/index.ts';
 import { priceFor } from '../catalogue/index.ts';
+import { priceVariants } from '../products/kit/price-by-input.ts';
 import type { InferenceModel } from '../catalogue/models.ts';
 import type { AvailableProduct, Surface } from '../catalogue/types.ts';
 import { usdToAtomic } from '../money.ts';
@@ -78,6 +79,20 @@ export interface PaymentTerms {
   accepts: PaymentAccept[];
   /** Configured networks this product is not offered on, with the reason. */
   excludedNetworks?: ExcludedOffer[];
+  /**
+   * Prices that depend on the input (kit/price-by-input.ts): a call whose `field` equals `value` is
+   * quoted `price` with these `accepts` instead of the price above; a payment for one does not buy the other.
+   */
+  pricesByInput?: PriceByInput[];
+}
+
+/** One input-dependent price of a product on a surface. */
+export interface PriceByInput {
+  field: string;
+  value: string;
+  price: string;
+  amount: string;
+  accepts: PaymentAccept[];
 }
 
 /**
@@ -87,14 +102,7 @@ export interface PaymentTerms {
 export function paymentTerms(product: AvailableProduct, surface: Surface, ctx: DiscoveryContext): PaymentTerms {
   const price = priceFor(product, surface);
   const amount = usdToAtomic(price).toString();
-  const accepts: PaymentAccept[] = ctx.accepts(product, surface).map((r) => ({
-    scheme: r.scheme,
-    network: r.network,
-    asset: r.asset,
-    payTo: r.payTo,
-    amount: r.amount,
-    maxTimeoutSeconds: r.maxTimeoutSeconds,
-  }));
+  const accepts = acceptsOf(product, surface, ctx);
   const first = accepts[0];
   const terms: PaymentTerms = {
     price,
@@ -115,14 +123,34 @@ export function paymentTerms(product: AvailableProduct, surface: Surface, ctx: D
     terms.asset = first.asset;
     terms.payTo = first.payTo;
   }
+  const variants = priceVariants(product).filter((v) => v[surface]);
+  if (product.priceByInput && variants.length > 0) {
+    const field = product.priceByInput.field;
+    terms.pricesByInput = variants.map((v) => {
+      const variantPrice = priceFor(v, surface);
+      return { field, value: v.priceTier!, price: variantPrice, amount: usdToAtomic(variantPrice).toString(), accepts: acceptsOf(v, surface, ctx) };
+    });
+  }
   return terms;
+}
+
+function acceptsOf(product: AvailableProduct, surface: Surface, ctx: DiscoveryContext): PaymentAccept[] {
+  return ctx.accepts(product, surface).map((r) => ({
+    scheme: r.scheme,
+    network: r.network,
+    asset: r.asset,
+    payTo: r.payTo,
+    amount: r.amount,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+  }));
 }
 
 /** "0.01 USD", or "0.01 USD (mode upto, maximum 1.00 USD)" for `upto` products. */
 export function describePrice(terms: PaymentTerms): string {
-  return terms.mode === 'upto' && terms.maximumAuthorization
-    ? `${terms.price} USD (mode upto, maximum ${terms.maximumAuthorization} USD)`
-    : `${terms.price} USD`;
+  const base =
+    terms.mode === 'upto' && terms.maximumAuthorization ? `${terms.price} USD (mode upto, maximum ${terms.maximumAuthorization} USD)` : `${terms.price} USD`;
+  const byInput = (terms.pricesByInput ?? []).map((v) => `${v.price} USD when \`${v.field}\` is \`${v.value}\``);
+  return byInput.length > 0 ? `${base} (${byInput.join('; ')})` : base;
 }
 
 /** Networks offered by this instance, in offer order. */

@@ -202,6 +202,7 @@ function paymentInfo(product: AvailableProduct, terms: PaymentTerms): Record<str
     ...(terms.asset ? { asset: terms.asset } : {}),
     ...(terms.payTo ? { payTo: terms.payTo } : {}),
     accepts: terms.accepts,
+    ...(terms.pricesByInput ? { pricesByInput: terms.pricesByInput } : {}),
     ...(product.mcp ? { mcpTool: product.mcp.tool } : {}),
   };
 }

@@ -80,7 +80,7 @@ export function registerObservatory(app: Hono, deps: ObservatoryDeps): void {
       await deps.telemetry.flush();
       snapshots.invalidate();
       const channels = deps.batchChannels ? await deps.store.channelStorage().channelTotals() : undefined;
-      return c.body(await metricsText(await snapshots.get(), channels, deps.dataProviders?.()), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      return c.body(await metricsText(await snapshots.get(), channels, deps.dataProviders?.(), deps.report.operatorProducts), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
     }),
   );
 

@@ -95,6 +95,9 @@ export interface GateCallInfo {
   endpoint: string;
   origin?: Origin;
   signedAmount: string;
+  /** The product's id and the validated input it was called with (per-tool observatory blocks read them). */
+  product: string;
+  input: unknown;
 }
 
 export type GateHook = (call: GateCallInfo, result: GateResult) => void;
@@ -149,13 +152,13 @@ export class PaymentGate {
   constructor(private readonly deps: GateDeps) {}
 
   execute(call: PaidCall): Promise<GateResult> {
-    return this.observed({ endpoint: call.endpoint ?? endpointKey(call.product, call.surface), origin: call.origin, signedAmount: call.payload.accepted.amount }, () => this.executeX402(call));
+    return this.observed({ endpoint: call.endpoint ?? endpointKey(call.product, call.surface), origin: call.origin, signedAmount: call.payload.accepted.amount, product: call.product.id, input: call.input }, () => this.executeX402(call));
   }
 
   /** The gate for a rail that settles itself (see ExternalPaidCall). */
   executeExternal(call: ExternalPaidCall): Promise<GateResult> {
     const { terms } = call;
-    return this.observed({ endpoint: endpointKey(call.product, call.surface), origin: call.origin, signedAmount: terms.amount }, () =>
+    return this.observed({ endpoint: endpointKey(call.product, call.surface), origin: call.origin, signedAmount: terms.amount, product: call.product.id, input: call.input }, () =>
       this.attempt({
         product: call.product,
         surface: call.surface,
@@ -294,7 +297,7 @@ export class PaymentGate {
 
       let output: unknown;
       try {
-        output = await this.run(a, payer, a.metering?.context);
+        output = await this.run(a, payer, a.metering?.context, { key, amount: BigInt(a.reservation.amount) });
       } catch (error) {
         return { status: 'product_failed', error };
       }
@@ -482,8 +485,8 @@ export class PaymentGate {
     }
   }
 
-  private run(call: Pick<PaidCall, 'product' | 'input'>, caller: string | undefined, metered?: ProductContext['metered']): Promise<unknown> {
-    return this.deps.runner.run(call.product, call.input, 'paid', { now: this.now(), metered, caller: caller?.toLowerCase() });
+  private run(call: Pick<PaidCall, 'product' | 'input'>, caller: string | undefined, metered?: ProductContext['metered'], payment?: ProductContext['payment']): Promise<unknown> {
+    return this.deps.runner.run(call.product, call.input, 'paid', { now: this.now(), metered, caller: caller?.toLowerCase(), ...(payment ? { payment } : {}) });
   }
 
   /**

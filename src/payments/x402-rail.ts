@@ -55,6 +55,8 @@ export class X402Rail {
   private readonly quotes = new Map<string, Quote>();
   /** Encoded error-free quotes by product, surface and resource URL: a 402 is then two cached strings. */
   private readonly encoded = new Map<string, EncodedQuote>();
+  /** Keys of quotes made for dynamic prices, oldest first (see prepare). */
+  private readonly dynamicKeys: string[] = [];
 
   constructor(
     facilitator: FacilitatorClient | FacilitatorClient[],
@@ -178,6 +180,22 @@ export class X402Rail {
     return { accepts, excluded, extensions, description: product.description };
   }
 
+  /**
+   * Prices a variant made at call time (a product's dynamic price, kit/price-by-input.ts `pricedAt`)
+   * on its surfaces, once; the most recently made MAX_DYNAMIC_QUOTES are kept.
+   */
+  async prepare(product: AvailableProduct): Promise<void> {
+    if (product.priceTier === undefined) return;
+    for (const surface of ['http', 'mcp'] as const) {
+      if (!product[surface]) continue;
+      const key = quoteKey(product, surface);
+      if (this.quotes.has(key)) continue;
+      this.quotes.set(key, await this.buildQuote(product, surface));
+      this.dynamicKeys.push(key);
+      if (this.dynamicKeys.length > MAX_DYNAMIC_QUOTES) this.quotes.delete(this.dynamicKeys.shift()!);
+    }
+  }
+
   /** Configured networks this product does not offer on this surface, with the reason. */
   excludedFor(product: AvailableProduct, surface: Surface): ExcludedOffer[] {
     return this.quote(product, surface).excluded;
@@ -234,6 +252,7 @@ export interface EncodedQuote {
 }
 
 const MAX_ENCODED_QUOTES = 512;
+const MAX_DYNAMIC_QUOTES = 512;
 
 /**
  * Node's fetch (undici) takes at most 16 KB of response headers in all. A quote whose header would

@@ -5,6 +5,7 @@ import type { ChainProviders } from '../providers/chains.ts';
 import type { DataProviders } from '../providers/data.ts';
 import type { BazaarMarket } from './kit/bazaar-market.ts';
 import type { PaymentsDesk } from './kit/payments-desk.ts';
+import type { OperatorWallet } from './kit/operator-wallet.ts';
 import type { PythonRunner } from '../sandbox/python-sandbox.ts';
 import { BrowserPool, type PageTimeLimits } from '../providers/browser.ts';
 import { safeFetch, type FetchPolicy } from '../providers/safe-fetch.ts';
@@ -47,6 +48,8 @@ export class ProductRunner {
     private readonly payments?: PaymentsDesk,
     /** The Python sandbox (src/sandbox/), where it can run here. */
     private readonly python?: PythonRunner,
+    /** The operator's wallet for paying upstream x402 sellers (src/payments/operator/), when configured. */
+    private readonly operator?: OperatorWallet,
   ) {
     this.browser = new BrowserPool(fetchPolicy, undefined, pageTimeLimits);
   }
@@ -55,9 +58,9 @@ export class ProductRunner {
     product: AvailableProduct,
     input: unknown,
     tier: 'paid' | 'free',
-    options: { now?: Date; metered?: ProductContext['metered']; caller?: string } = {},
+    options: { now?: Date; metered?: ProductContext['metered']; caller?: string; payment?: ProductContext['payment'] } = {},
   ): Promise<unknown> {
-    const { now = new Date(), metered, caller } = options;
+    const { now = new Date(), metered, caller, payment } = options;
     const signal = AbortSignal.timeout(this.timeLimitMs);
     const running = product.run(input, {
       now,
@@ -74,16 +77,26 @@ export class ProductRunner {
       ...(this.bazaar ? { bazaar: this.bazaar } : {}),
       ...(this.payments ? { payments: this.payments } : {}),
       ...(this.python ? { python: this.python } : {}),
+      ...(this.operator ? { operator: this.operator } : {}),
+      ...(payment ? { payment } : {}),
       metered,
     });
     // The limit holds even for a product that ignores its signal: the call ends, the late result is dropped.
     return withDeadline(running, this.timeLimitMs, () => new ProductTimeoutError(`${product.id} did not finish within ${this.timeLimitMs} ms`));
   }
 
+  /** The price of valid input now, for a product whose price depends on the world (see AvailableProduct.dynamicPrice); throws as it does. */
+  dynamicPrice(product: AvailableProduct, input: unknown): Promise<string> {
+    if (!product.dynamicPrice) throw new Error(`${product.id} has no dynamic price`);
+    const signal = AbortSignal.timeout(PRECHECK_TIME_LIMIT_MS * 3);
+    const pricing = product.dynamicPrice(input, { now: new Date(), signal, fetch: (url, request) => safeFetch(url, request, this.fetchPolicy), ...(this.operator ? { operator: this.operator } : {}) });
+    return withDeadline(pricing, PRECHECK_TIME_LIMIT_MS * 3, () => new ProductTimeoutError(`${product.id}: no price within ${PRECHECK_TIME_LIMIT_MS * 3} ms`));
+  }
+
   /** The product's refusal of valid input before payment (see AvailableProduct.precheck); undefined when it passes or cannot tell now. */
   async precheck(product: AvailableProduct, input: unknown): Promise<ProductInputError | undefined> {
     if (!product.precheck) return undefined;
-    const checking = product.precheck(input, { now: new Date(), ...(this.chains ? { chains: this.chains } : {}), ...(this.index ? { index: this.index } : {}), ...(this.llm ? { llm: this.llm } : {}), ...(this.data ? { data: this.data } : {}) });
+    const checking = product.precheck(input, { now: new Date(), ...(this.chains ? { chains: this.chains } : {}), ...(this.index ? { index: this.index } : {}), ...(this.llm ? { llm: this.llm } : {}), ...(this.data ? { data: this.data } : {}), ...(this.bazaar ? { bazaar: this.bazaar } : {}) });
     try {
       await withDeadline(checking, PRECHECK_TIME_LIMIT_MS, () => new ProductTimeoutError(`${product.id}: precheck timed out`));
       return undefined;

@@ -12,9 +12,13 @@ import { FallbackSearch } from './search/fallback.ts';
 import { SearxngSearch } from './search/searxng.ts';
 import type { WebSearchProvider } from './search/types.ts';
 import { XRecentSearch, type SocialSearchProvider } from './social/x.ts';
+import { AlphaVantageEquities, type EquityQuoteProvider } from './equities/alpha-vantage.ts';
+import { SeatsAeroAwards, type AwardFlightProvider } from './flights/seats-aero.ts';
+import { PeopleDataLabs, type PeopleDataProvider } from './people/pdl.ts';
+import { SecEdgar, type CompanyFilingsProvider } from './filings/edgar.ts';
 
 /** The kinds products `require` (see products/kit/types.ts UpstreamProvider). */
-export const DATA_KINDS = ['web-search', 'x-search', 'lei', 'crypto-prices'] as const;
+export const DATA_KINDS = ['web-search', 'x-search', 'lei', 'crypto-prices', 'equity-quotes', 'award-flights', 'people-data', 'company-filings'] as const;
 export type DataKind = (typeof DATA_KINDS)[number];
 
 export interface DataProviders {
@@ -22,6 +26,10 @@ export interface DataProviders {
   xSearch?: SocialSearchProvider;
   lei?: LeiProvider;
   crypto?: CryptoPriceProvider;
+  equities?: EquityQuoteProvider;
+  flights?: AwardFlightProvider;
+  people?: PeopleDataProvider;
+  filings?: CompanyFilingsProvider;
   /** The kinds configured. */
   readonly kinds: readonly DataKind[];
   /** Requests, cache hits, budget refusals and failures per provider, for /metrics. */
@@ -34,6 +42,10 @@ const NAMES: Record<ProviderId, string> = {
   searxng: 'SearXNG',
   brave: 'Brave Search',
   x: 'X',
+  alphavantage: 'Alpha Vantage',
+  seatsaero: 'Seats.aero',
+  pdl: 'People Data Labs',
+  sec: 'SEC EDGAR',
 };
 
 export function createDataProviders(settings: DataProviderSettings, now: () => number = Date.now, fetcher: typeof fetch = fetch): DataProviders {
@@ -47,12 +59,20 @@ export function createDataProviders(settings: DataProviderSettings, now: () => n
     ...(client('x') ? { xSearch: new XRecentSearch(client('x')!) } : {}),
     ...(client('gleif') ? { lei: new GleifLei(client('gleif')!) } : {}),
     ...(client('coingecko') ? { crypto: new CoinGeckoPrices(client('coingecko')!) } : {}),
+    ...(client('alphavantage') ? { equities: new AlphaVantageEquities(client('alphavantage')!) } : {}),
+    ...(client('seatsaero') ? { flights: new SeatsAeroAwards(client('seatsaero')!) } : {}),
+    ...(client('pdl') ? { people: new PeopleDataLabs(client('pdl')!) } : {}),
+    ...(client('sec') ? { filings: new SecEdgar(client('sec')!) } : {}),
   };
   const kinds: DataKind[] = [
     ...(providers.webSearch ? (['web-search'] as const) : []),
     ...(providers.xSearch ? (['x-search'] as const) : []),
     ...(providers.lei ? (['lei'] as const) : []),
     ...(providers.crypto ? (['crypto-prices'] as const) : []),
+    ...(providers.equities ? (['equity-quotes'] as const) : []),
+    ...(providers.flights ? (['award-flights'] as const) : []),
+    ...(providers.people ? (['people-data'] as const) : []),
+    ...(providers.filings ? (['company-filings'] as const) : []),
   ];
   return { ...providers, kinds, stats: () => [...clients.values()].map((c) => c.stats()) };
 }

@@ -8,6 +8,8 @@
 import { Hono, type Context } from 'hono';
 import { createDataProviders, type DataProviders } from './data.ts';
 import { dataProviderSettingsFromEnv } from './api/settings.ts';
+import { edgarDoubleEnv, mountEdgarDouble } from './filings/edgar-double.fixture.ts';
+import { COINGECKO_COIN_SEARCH, COINGECKO_COINS } from './crypto/coingecko-coins.fixture.ts';
 
 export const DOUBLE_KEYS = {
   brave: 'brave-test-subscription-token',
@@ -15,7 +17,7 @@ export const DOUBLE_KEYS = {
   coingeckoPro: 'CG-test-pro-key',
 } as const;
 
-export type DoubleProvider = 'gleif' | 'coingecko' | 'searxng' | 'brave' | 'x';
+export type DoubleProvider = 'gleif' | 'coingecko' | 'searxng' | 'brave' | 'x' | 'sec';
 
 export interface SeenRequest {
   provider: DoubleProvider;
@@ -182,6 +184,8 @@ export interface ProviderDouble {
   failWith: Partial<Record<DoubleProvider, number>>;
   /** Env pointing every provider at `base` (the double's origin, over HTTP or in process). */
   env(base: string): Record<string, string>;
+  /** Makes CoinGecko's contract lookup answer coin `id` for a contract (a dev chain's token). */
+  listContract(platform: string, address: string, id: string): void;
   /** Adapters over the double in process, with the env the test gives on top. */
   providers(env?: Record<string, string>, now?: () => number): DataProviders;
 }
@@ -192,6 +196,7 @@ export function providerDouble(): ProviderDouble {
   const app = new Hono();
   const requests: SeenRequest[] = [];
   const failWith: ProviderDouble['failWith'] = {};
+  const listedContracts = new Map<string, string>();
   const record = (provider: DoubleProvider) => async (c: Context, next: () => Promise<void>) => {
     const url = new URL(c.req.url);
     requests.push({ provider, method: c.req.method, path: url.pathname.replace(/^\/[^/]+/, ''), query: Object.fromEntries(url.searchParams), headers: Object.fromEntries(c.req.raw.headers) });
@@ -228,7 +233,18 @@ export function providerDouble(): ProviderDouble {
     if (pro !== undefined && pro !== DOUBLE_KEYS.coingeckoPro) return problemJson(c, 401, { status: { error_code: 10002, error_message: 'API Key Missing or invalid' } });
     await next();
   });
-  app.get('/coingecko/api/v3/search', (c) => c.json({ coins: COINGECKO_SEARCH[(c.req.query('query') ?? '').toUpperCase()] ?? [], exchanges: [], icos: [], categories: [], nfts: [] }));
+  app.get('/coingecko/api/v3/search', (c) => {
+    const query = (c.req.query('query') ?? '').toUpperCase();
+    return c.json({ coins: COINGECKO_SEARCH[query] ?? COINGECKO_COIN_SEARCH[query] ?? [], exchanges: [], icos: [], categories: [], nfts: [] });
+  });
+  const coinNotFound = (c: Context) => problemJson(c, 404, { error: 'coin not found' });
+  app.get('/coingecko/api/v3/coins/:platform/contract/:address', (c) => {
+    const address = c.req.param('address').toLowerCase();
+    const listed = Object.values(COINGECKO_COINS).find((coin) => (coin.platforms as Record<string, string>)[c.req.param('platform')] === address);
+    const id = listedContracts.get(`${c.req.param('platform')}/${address}`) ?? listed?.id;
+    return id ? c.json(COINGECKO_COINS[id]) : coinNotFound(c);
+  });
+  app.get('/coingecko/api/v3/coins/:id', (c) => (COINGECKO_COINS[c.req.param('id')] ? c.json(COINGECKO_COINS[c.req.param('id')]) : coinNotFound(c)));
   app.get('/coingecko/api/v3/simple/price', (c) => {
     if (c.req.query('vs_currencies') !== 'usd') return problemJson(c, 400, { error: 'Missing parameter vs_currencies' });
     const out: Record<string, unknown> = {};
@@ -267,6 +283,9 @@ export function providerDouble(): ProviderDouble {
     return c.json(X_POSTS);
   });
 
+  // SEC EDGAR: www.sec.gov and data.sec.gov (filings/edgar-double.fixture.ts).
+  mountEdgarDouble(app, record('sec'));
+
   const fetchInProcess: typeof fetch = async (input, init) => app.fetch(new Request(input, init));
   const env = (base: string): Record<string, string> => ({
     GLEIF_API_URL: `${base}/gleif/api/v1`,
@@ -276,10 +295,12 @@ export function providerDouble(): ProviderDouble {
     BRAVE_SEARCH_API_KEY: DOUBLE_KEYS.brave,
     X_API_URL: `${base}/x/2`,
     X_BEARER_TOKEN: DOUBLE_KEYS.x,
+    ...edgarDoubleEnv(base),
   });
   return {
     app,
     fetch: fetchInProcess,
+    listContract: (platform, address, id) => void listedContracts.set(`${platform}/${address.toLowerCase()}`, id),
     requests,
     failWith,
     env,

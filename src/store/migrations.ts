@@ -287,6 +287,73 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX settlement_verifications_tx_idx ON settlement_verifications (network, transaction);
     `,
   },
+  {
+    // The ledger's `out` direction: what the operator's wallet pays upstream x402 sellers (service
+    // gateway, fetch_x402_content), one row per upstream payment, linked to the caller's payment
+    // (`payments.payment_key`; none on a free-tier call). A row is written before anything is signed
+    // and carries the signed authorization's nonce before it is sent, so a crash loses no record.
+    // `operator_spend` holds each UTC day's reserved total: the daily cap is one conditional upsert.
+    version: 11,
+    sql: `
+      CREATE TABLE ledger_out (
+        id text PRIMARY KEY,
+        direction text NOT NULL DEFAULT 'out' CHECK (direction = 'out'),
+        state text NOT NULL CHECK (state IN ('reserved', 'signed', 'settled', 'released', 'unknown')),
+        product text NOT NULL,
+        caller_payment_key text,
+        caller text,
+        resource text NOT NULL,
+        network text NOT NULL,
+        scheme text NOT NULL,
+        asset text NOT NULL,
+        pay_to text NOT NULL,
+        amount numeric(78, 0) NOT NULL,
+        payer text NOT NULL,
+        nonce text,
+        valid_before bigint,
+        tx_hash text,
+        detail text,
+        day date NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        settled_at timestamptz
+      );
+      CREATE INDEX ledger_out_caller_idx ON ledger_out (caller_payment_key);
+      CREATE INDEX ledger_out_day_idx ON ledger_out (day);
+      CREATE INDEX ledger_out_open_idx ON ledger_out (valid_before) WHERE state IN ('signed', 'unknown');
+      CREATE TABLE operator_spend (
+        day date PRIMARY KEY,
+        reserved numeric(78, 0) NOT NULL
+      );
+    `,
+  },
+  {
+    // Settled calls of the tools with their own observatory block (src/store/tool-usage.ts): the
+    // category-heat feed's polls (cursor as a digest) and reprice_regret's queries, one row each.
+    version: 12,
+    sql: `
+      CREATE TABLE feed_polls (
+        id bigserial PRIMARY KEY,
+        feed_version text NOT NULL,
+        payer text NOT NULL,
+        self_test boolean NOT NULL,
+        since_snapshot bigint,
+        cursor_digest text,
+        polled_at timestamptz NOT NULL
+      );
+      CREATE INDEX feed_polls_version_idx ON feed_polls (feed_version, polled_at);
+      CREATE TABLE reprice_queries (
+        id bigserial PRIMARY KEY,
+        payer text NOT NULL,
+        self_test boolean NOT NULL,
+        resource_url text,
+        seller_pay_to text,
+        window_days integer NOT NULL,
+        page integer NOT NULL,
+        queried_at timestamptz NOT NULL
+      );
+      CREATE INDEX reprice_queries_at_idx ON reprice_queries (queried_at);
+    `,
+  },
 ];
 
 /** Arbitrary constant identifying percall's migration lock. */

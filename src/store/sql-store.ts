@@ -1,7 +1,9 @@
 import type { Surface } from '../catalogue/types.ts';
 import { SqlChannelStorage } from './channel-storage.ts';
 import { SqlBazaarSnapshots } from './bazaar-snapshots.ts';
+import { SqlOperatorLedger } from './operator-ledger.ts';
 import { SqlSettlementVerifications } from './settlement-verifications.ts';
+import { SqlToolUsage } from './tool-usage.ts';
 import { MIGRATION_LOCK_ID, MIGRATIONS } from './migrations.ts';
 import type {
   AnalyticsExecutionRecord,
@@ -71,6 +73,8 @@ export class SqlStore implements Store {
   private channels: SqlChannelStorage | undefined;
   private bazaar: SqlBazaarSnapshots | undefined;
   private verifications: SqlSettlementVerifications | undefined;
+  private usage: SqlToolUsage | undefined;
+  private outbound: SqlOperatorLedger | undefined;
   private confirmations: DeliveryConfirmations | undefined;
   healthy = true;
 
@@ -141,6 +145,16 @@ export class SqlStore implements Store {
   /** settlement_verify's stored verifications on this store's database (one per store). */
   settlementVerifications(): SqlSettlementVerifications {
     return (this.verifications ??= new SqlSettlementVerifications({ query: (sql, params) => this.run(sql, params) }));
+  }
+
+  /** The ledger's `out` direction: the operator's upstream payments and daily spend (one per store). */
+  operatorLedger(): SqlOperatorLedger {
+    return (this.outbound ??= new SqlOperatorLedger({ query: (sql, params) => this.run(sql, params) }));
+  }
+
+  /** Settled calls of the tools with their own observatory block (one per store). */
+  toolUsage(): SqlToolUsage {
+    return (this.usage ??= new SqlToolUsage({ query: (sql, params) => this.run(sql, params) }));
   }
 
   /** The x402 batch-settlement channel storage on this store's database (one per store). */

@@ -1,7 +1,9 @@
 import type { Surface } from '../catalogue/types.ts';
 import type { BatchChannelStorage } from './channel-storage.ts';
 import type { BazaarSnapshotStore } from './bazaar-snapshots.ts';
+import type { ToolUsageSnapshot, ToolUsageStore } from './tool-usage.ts';
 import type { VerificationRecords } from '../products/kit/payments-desk.ts';
+import type { OperatorLedger } from './operator-ledger.ts';
 
 /**
  * Life of a payment authorization in the replay guard:
@@ -117,6 +119,8 @@ export interface TelemetrySnapshot {
   counters: Record<string, Record<string, number>>;
   uniquePayers: number;
   observingSince?: Date;
+  /** The per-tool blocks' figures (absent where they were not read). */
+  tools?: ToolUsageSnapshot;
 }
 
 /** A saved analytics query (see src/index). */
@@ -271,6 +275,10 @@ export interface Store {
   bazaarSnapshots(): BazaarSnapshotStore;
   /** settlement_verify's verifications, read back by x402_receipt_lookup on any instance. */
   settlementVerifications(): VerificationRecords;
+  /** Settled calls of the tools with their own observatory block (the feed's polls, reprice_regret's queries). */
+  toolUsage(): ToolUsageStore;
+  /** The ledger's `out` direction: what the operator's wallet paid upstream sellers, and the daily spend cap's reservations. */
+  operatorLedger(): OperatorLedger;
   /**
    * Takes (or renews) the named lease for `holder` for `ttlMs` when it is free, expired or already
    * the holder's: one instance at a time does the work it guards. False when another holds it.

@@ -16,6 +16,8 @@ export const METRICS = {
   challengesByHour: 'challenges_by_hour',
   paidCallsByHour: 'paid_calls_by_hour',
   revenueByHour: 'revenue_atomic_by_hour',
+  upstreamPayments: 'upstream_payments',
+  upstreamSpendAtomic: 'upstream_spend_atomic',
 } as const;
 
 /** Where a counted request came from: its country (ISO code or `unknown`). */
@@ -104,6 +106,13 @@ export class Telemetry {
     this.bump(METRICS.paidCallsByHour, this.hour(), 1);
     this.bump(METRICS.revenueByHour, this.hour(), Number(amountAtomic));
     this.payers.add(payer);
+  }
+
+  /** An upstream x402 seller paid from the operator's wallet for `product` (a product id: a closed set). */
+  upstream(product: string, amountAtomic: bigint): void {
+    if (!this.enabled) return;
+    this.add(METRICS.upstreamPayments, product);
+    this.add(METRICS.upstreamSpendAtomic, product, Number(amountAtomic));
   }
 
   private country(origin: Origin | undefined): void {

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { TelemetrySnapshot } from '../store/types.ts';
 import { METRICS, TOTAL } from './counters.ts';
 import type { ProviderStats } from '../providers/api/client.ts';
+import { operatorPayments, type OperatorProduct } from './operator-report.ts';
 
 /** Process metrics (memory, event loop lag, GC) of this instance, collected once per process. */
 const processRegistry = new Registry();
@@ -17,6 +18,8 @@ const SERIES: [metric: string, name: string, help: string, label: string, scale?
   [METRICS.failureNetworks, 'percall_payment_failure_networks', 'Rejected payments by network', 'network'],
   [METRICS.selfTestCalls, 'percall_self_test_calls', 'Calls paid by the operator\'s own wallets', 'endpoint'],
   [METRICS.countries, 'percall_requests_by_country', 'Counted requests by client country', 'country'],
+  [METRICS.upstreamPayments, 'percall_upstream_payments', "Upstream x402 sellers paid from the operator's wallet, by product, all instances", 'product'],
+  [METRICS.upstreamSpendAtomic, 'percall_upstream_spend_usdc', "Paid to upstream x402 sellers from the operator's wallet, by product, all instances", 'product', 1e-6],
 ];
 
 /** batch-settlement channels, all instances: what vouchers charged and how much of it is claimed on chain. */
@@ -30,7 +33,7 @@ export interface ChannelTotalsSnapshot {
  * Prometheus exposition: the shared counters (labelled, totals under endpoint="*"), the channel
  * totals when channels are offered, and this process's metrics.
  */
-export async function metricsText(snapshot: TelemetrySnapshot, channels?: ChannelTotalsSnapshot, providers: ProviderStats[] = []): Promise<string> {
+export async function metricsText(snapshot: TelemetrySnapshot, channels?: ChannelTotalsSnapshot, providers: ProviderStats[] = [], operatorProducts: readonly OperatorProduct[] = []): Promise<string> {
   const registry = new Registry();
   for (const [metric, name, help, label, scale = 1] of SERIES) {
     const gauge = new Gauge({ name, help, labelNames: [label], registers: [registry] });
@@ -45,6 +48,10 @@ export async function metricsText(snapshot: TelemetrySnapshot, channels?: Channe
     new Gauge({ name: 'percall_batch_unclaimed_usdc', help: 'Charged by vouchers, not claimed on chain yet', registers: [registry] }).set(usdc(channels.charged - channels.claimed));
   }
   if (providers.length) providerMetrics(registry, providers);
+  if (operatorProducts.length) {
+    const margin = new Gauge({ name: 'percall_operator_margin_usdc', help: 'Revenue of the products paying upstream sellers less their upstream spend, by product', labelNames: ['product'], registers: [registry] });
+    for (const p of operatorPayments(snapshot, operatorProducts).products) margin.set({ product: p.product }, p.margin_usdc);
+  }
   return `${await registry.metrics()}\n${await processRegistry.metrics()}`;
 }
 

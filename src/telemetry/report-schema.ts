@@ -1,3 +1,5 @@
+import { TOOL_BLOCKS_SCHEMA } from './tool-usage.ts';
+
 /** JSON Schema (draft 2020-12) of the observatory report, published beside it. */
 const count = { type: 'integer', minimum: 0 } as const;
 const usdc = { type: 'number', minimum: 0 } as const;
@@ -5,6 +7,16 @@ const keyCounts = {
   type: 'array',
   items: { type: 'object', required: ['key', 'count'], additionalProperties: false, properties: { key: { type: 'string' }, count } },
 } as const;
+
+function operatorFigures(named: boolean) {
+  const figures = { upstream_payments: count, upstream_spend_usdc: usdc, revenue_usdc: usdc, margin_usdc: { type: 'number' } } as const;
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: [...(named ? ['product'] : []), 'upstream_payments', 'upstream_spend_usdc', 'revenue_usdc', 'margin_usdc'],
+    properties: named ? { product: { type: 'string' }, ...figures } : figures,
+  } as const;
+}
 
 export const REPORT_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -26,6 +38,8 @@ export const REPORT_SCHEMA = {
     'self_test',
     'endpoints',
     'geo',
+    'tools',
+    'operator_payments',
   ],
   properties: {
     service: { type: 'string' },
@@ -69,6 +83,17 @@ export const REPORT_SCHEMA = {
         },
       },
     },
+    operator_payments: {
+      type: 'object',
+      description: "Products paying upstream x402 sellers from the operator's wallet: upstream payments, spend, what callers paid for them, and the margin (negative when the operator paid more)",
+      additionalProperties: false,
+      required: ['totals', 'products'],
+      properties: {
+        totals: operatorFigures(false),
+        products: { type: 'array', items: operatorFigures(true) },
+      },
+    },
+    tools: TOOL_BLOCKS_SCHEMA,
     geo: {
       type: 'object',
       additionalProperties: false,

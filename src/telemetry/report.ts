@@ -1,6 +1,8 @@
 import { atomicToUsdNumber } from '../money.ts';
 import type { Store, TelemetrySnapshot } from '../store/types.ts';
 import { isDetailCode, MAX_DIMENSIONS, METRICS, OTHER, TOTAL } from './counters.ts';
+import { REPORT_LIMITS, toolBlocks, type ToolBlocks } from './tool-usage.ts';
+import { operatorPayments, type OperatorProduct } from './operator-report.ts';
 
 export interface KeyCount {
   key: string;
@@ -22,6 +24,10 @@ export interface ObservatoryReport {
   self_test: { calls: number; usdc: number };
   endpoints: { endpoint: string; challenges: number; paid_calls: number; revenue_usdc: number; self_test_calls: number; payment_failures: number }[];
   geo: { countries: KeyCount[] };
+  /** Per-tool blocks: the category-heat feed's polls per feed version, reprice_regret's calls and query log. */
+  tools: ToolBlocks;
+  /** Products paying upstream x402 sellers from the operator's wallet: upstream volume, spend and margin. */
+  operator_payments: ReturnType<typeof operatorPayments>;
 }
 
 export interface ReportContext {
@@ -30,6 +36,8 @@ export interface ReportContext {
   network: string;
   /** The networks payments are taken on; any other stored network key is shown as `other`. */
   networks: ReadonlySet<string>;
+  /** Products on sale that pay upstream sellers from the operator's wallet, with their endpoints. */
+  operatorProducts?: readonly OperatorProduct[];
 }
 
 const NOTE =
@@ -68,6 +76,8 @@ export function buildReport(snapshot: TelemetrySnapshot, ctx: ReportContext, now
       payment_failures: c(METRICS.failures)[endpoint] ?? 0,
     })),
     geo: { countries: keyCounts(c(METRICS.countries)) },
+    tools: toolBlocks(snapshot.tools),
+    operator_payments: operatorPayments(snapshot, ctx.operatorProducts ?? []),
   };
 }
 
@@ -114,7 +124,7 @@ export class SnapshotCache {
 
   get(): Promise<TelemetrySnapshot> {
     if (!this.cached || Date.now() - this.cached.at > this.maxAgeMs) {
-      const snapshot = this.store.telemetry();
+      const snapshot = Promise.all([this.store.telemetry(), this.store.toolUsage().snapshot(REPORT_LIMITS)]).then(([counters, tools]) => ({ ...counters, tools }));
       this.cached = { at: Date.now(), snapshot };
       snapshot.catch(() => (this.cached = undefined));
     }

@@ -42,7 +42,7 @@ export function storeSwitch(): StoreSwitch {
         const value = Reflect.get(t, prop, t) as unknown;
         if (typeof value !== 'function') return value;
         // The channel storage and bazaar snapshots are made once; their calls go to the same database.
-        if (prop === 'channelStorage' || prop === 'bazaarSnapshots' || prop === 'settlementVerifications') return () => switched((value as () => object).call(t), () => false);
+        if (prop === 'channelStorage' || prop === 'bazaarSnapshots' || prop === 'settlementVerifications' || prop === 'operatorLedger') return () => switched((value as () => object).call(t), () => false);
         // Closing at shutdown is the test's own business, never refused.
         if (passThrough(prop)) return value.bind(t);
         return guarded(t, value as (...a: unknown[]) => Promise<unknown>);

@@ -14,13 +14,16 @@ import { ProductInputError, UpstreamError, type BazaarMarket, type BazaarSnapsho
 /** Seconds a caller should wait when there is no snapshot yet: a snapshot run takes minutes. */
 const RETRY_NO_SNAPSHOT_S = 300;
 
-export function marketOf(ctx: ProductContext): BazaarMarket {
+/** What the snapshots are read from: a paid call's context, or a precheck's before payment. */
+type MarketContext = Pick<ProductContext, 'bazaar'>;
+
+export function marketOf(ctx: MarketContext): BazaarMarket {
   if (!ctx.bazaar) throw new UpstreamError('this instance takes no Bazaar snapshots', 503, undefined, RETRY_NO_SNAPSHOT_S);
   return ctx.bazaar;
 }
 
 /** The `count` latest complete snapshots, newest first; 503 with Retry-After while there are fewer than `needed`. */
-export async function latestSnapshots(ctx: ProductContext, count: number, needed = 1): Promise<BazaarSnapshot[]> {
+export async function latestSnapshots(ctx: MarketContext, count: number, needed = 1): Promise<BazaarSnapshot[]> {
   const snapshots = await marketOf(ctx).snapshots(count);
   if (snapshots.length < needed) {
     const what = needed === 1 ? 'no complete Bazaar snapshot yet' : `fewer than ${needed} complete Bazaar snapshots yet (${snapshots.length})`;
@@ -44,6 +47,21 @@ export function findListing(listings: readonly Listing[], named: string, field =
   if (same.length === 1) return same[0]!;
   if (same.length > 1) throw new ProductInputError(`${named} names ${same.length} MCP tools; add #toolName (one of ${same.map((l) => l.toolName).join(', ')})`, 422, field, 'ambiguous_listing');
   throw new ProductInputError(`no listing ${named} in the latest Bazaar snapshot`, 422, field, 'unknown_listing');
+}
+
+/** The latest complete snapshot and its listings. */
+export async function latestListings(ctx: MarketContext): Promise<{ snapshot: BazaarSnapshot; listings: Listing[] }> {
+  const [snapshot] = await latestSnapshots(ctx, 1);
+  return { snapshot: snapshot!, listings: await marketOf(ctx).listings(snapshot!.id) };
+}
+
+/**
+ * Before payment: a listing named by `resource_url` must be in the latest snapshot, so the 402
+ * already refuses an unknown one and nobody pays for it. With no snapshot yet it cannot tell (the
+ * paid call answers 503, never charged).
+ */
+export async function precheckListing(resourceUrl: string, ctx: MarketContext): Promise<void> {
+  findListing((await latestListings(ctx)).listings, resourceUrl);
 }
 
 /** Nearest-rank quantile of sorted values. */

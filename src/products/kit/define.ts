@@ -24,6 +24,7 @@ import type {
   ProductCategory,
   PrecheckContext,
   ProductContext,
+  QuoteContext,
   ProductDeclaration,
   Rails,
   ToolAnnotations,
@@ -93,6 +94,7 @@ export interface AvailableDraft<I extends z.ZodType = z.ZodType, O extends z.Zod
   output: O;
   run(input: z.output<I>, ctx: ProductContext): Promise<z.infer<O>>;
   precheck?(input: z.output<I>, ctx: PrecheckContext): Promise<void>;
+  dynamicPrice?(input: z.output<I>, ctx: QuoteContext): Promise<string>;
 }
 
 /** A planned product, before `domain()` files it. */
@@ -117,10 +119,12 @@ export function product<I extends z.ZodType, O extends z.ZodType>(
     run(input: z.output<I>, ctx: ProductContext): Promise<z.infer<O>>;
     /** Checks valid input against this instance before payment (see AvailableProduct.precheck). */
     precheck?(input: z.output<I>, ctx: PrecheckContext): Promise<void>;
+    /** The price of this input now, when it depends on the world (see AvailableProduct.dynamicPrice). */
+    dynamicPrice?(input: z.output<I>, ctx: QuoteContext): Promise<string>;
   },
 ): AvailableDraft<I, O> {
-  const { run, output, precheck } = spec;
-  return { ...declare(spec), output, status: 'available', run, ...(precheck ? { precheck } : {}) } as AvailableDraft<I, O>;
+  const { run, output, precheck, dynamicPrice } = spec;
+  return { ...declare(spec), output, status: 'available', run, ...(precheck ? { precheck } : {}), ...(dynamicPrice ? { dynamicPrice } : {}) } as AvailableDraft<I, O>;
 }
 
 /** Declares a product that is not built yet: its route answers 501 and discovery leaves it out. */

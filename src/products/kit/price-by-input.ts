@@ -39,3 +39,29 @@ function variantsOf(product: Product): Map<string, Product> {
   return map;
 }
 
+
+/** Dynamic prices kept per product (a product priced by an upstream's quote); past this, the oldest go. */
+const MAX_QUOTED_VARIANTS = 256;
+const quoted = new WeakMap<Product, Map<string, Product>>();
+
+/**
+ * The product sold at a price its `dynamicPrice` found for one call: a variant keyed `quote:<usd>`,
+ * so the rail quotes it and matches payments against it like any priced variant; a payment signed for
+ * another price matches none of its requirements.
+ */
+export function pricedAt<P extends Product>(product: P, usd: string): P {
+  let map = quoted.get(product);
+  if (!map) quoted.set(product, (map = new Map()));
+  let variant = map.get(usd);
+  if (!variant) {
+    if (map.size >= MAX_QUOTED_VARIANTS) map.delete(map.keys().next().value!);
+    variant = {
+      ...product,
+      priceTier: `quote:${usd}`,
+      ...(product.http ? { http: { ...product.http, price: usd } } : {}),
+      ...(product.mcp ? { mcp: { ...product.mcp, price: usd } } : {}),
+    } as Product;
+    map.set(usd, variant);
+  }
+  return variant as P;
+}

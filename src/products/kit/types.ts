@@ -7,6 +7,7 @@ import type { PythonRunner } from './python-runner.ts';
 import type { ChainIndex } from './chain-index.ts';
 import type { BazaarMarket } from './bazaar-market.ts';
 import type { PaymentsDesk } from './payments-desk.ts';
+import type { OperatorWallet } from './operator-wallet.ts';
 import type { SafeRequest, SafeResponse } from '../../providers/safe-fetch.ts';
 
 /** Where a product is sold: as an HTTP route under /api/v1, or as an MCP tool at /mcp. */
@@ -97,6 +98,13 @@ export interface ProductContext {
   bazaar?: BazaarMarket;
   /** Settlement verifications in the shared store and this instance's payment facts (kit/payments-desk.ts). */
   payments?: PaymentsDesk;
+  /** The operator's wallet for paying upstream x402 sellers (products that `require` `operator` run only with it). */
+  operator?: OperatorWallet;
+  /**
+   * The caller's payment on a paid call: its replay key (an upstream payment made for the call is
+   * linked to it in the ledger) and the atomic amount it authorizes. Undefined on a free-tier call.
+   */
+  payment?: { key: string; amount: bigint };
   /**
    * Present when the call is paid with `upto`: the product may report its actual charge in atomic
    * USDC (default `base`, the price); the gate never settles more than `maximum`, the authorization.
@@ -114,8 +122,10 @@ export interface ProductContext {
  * `crypto-prices`… each on sale where its provider is configured (README, "Data providers").
  * `bazaar`: the Bazaar discovery snapshots (src/bazaar/, BAZAAR_DISCOVERY_URLS).
  * `python`: the Python sandbox (src/sandbox/: bubblewrap and Debian's python3 with numpy, pandas, requests).
+ * `operator`: the operator's wallet paying upstream x402 sellers (OPERATOR_PAYER_PRIVATE_KEY; dev: a
+ * funded dev-chain account); `gateway`: that wallet and the gateway's allowlist (GATEWAY_SELLERS).
  */
-export type UpstreamProvider = 'llm' | 'browser' | 'evm' | 'evm:base' | 'solana' | 'index' | 'bazaar' | 'python' | DataKind;
+export type UpstreamProvider = 'llm' | 'browser' | 'evm' | 'evm:base' | 'solana' | 'index' | 'bazaar' | 'python' | 'operator' | 'gateway' | DataKind;
 
 /** Free-of-charge doors or quotas attached to a paid product (see the service description). */
 export interface FreeTier {
@@ -169,8 +179,11 @@ export interface ProductDeclaration {
   priceTier?: string;
 }
 
+/** What a price that depends on the world reads (see AvailableProduct.dynamicPrice): nothing is paid yet. */
+export type QuoteContext = Pick<ProductContext, 'now' | 'signal' | 'fetch' | 'operator'>;
+
 /** What a precheck reads: the providers, not the call (nothing is paid yet). */
-export type PrecheckContext = Pick<ProductContext, 'now' | 'chains' | 'index' | 'llm' | 'data'>;
+export type PrecheckContext = Pick<ProductContext, 'now' | 'chains' | 'index' | 'llm' | 'data' | 'bazaar'>;
 
 export interface AvailableProduct extends ProductDeclaration {
   status: 'available';
@@ -181,6 +194,14 @@ export interface AvailableProduct extends ProductDeclaration {
    * refuse. Anything else it throws means "not known now", and the paid call decides.
    */
   precheck?(input: unknown, ctx: PrecheckContext): Promise<void>;
+  /**
+   * A price that depends on the input and on the world now (an upstream's current price), as a USD
+   * decimal string: asked for every call with valid input, unpaid (the 402 quotes it) and paid (the
+   * payment must match it again, or it gets the new terms). It throws a ProductInputError to refuse
+   * the input, an UpstreamError when no price can be had (nothing to sign). Calls without valid
+   * input are quoted the declared price.
+   */
+  dynamicPrice?(input: unknown, ctx: QuoteContext): Promise<string>;
 }
 
 export interface UnavailableProduct extends ProductDeclaration {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPEN_WORLD, planned } from '../kit/index.ts';
+import { planned } from '../kit/index.ts';
 
 export const prepaidAccessToken = planned({
   id: 'prepaid-access-token',
@@ -17,19 +17,4 @@ export const prepaidAccessToken = planned({
   // add nothing but a second name for a deposit, so it stays off sale until MPP sessions exist.
   reason:
     'not sold: a Bearer token never buys a paid response here; prepay instead with a batch-settlement channel deposit (every paid route offers it), or an MPP session once offered',
-});
-
-export const serviceGateway = planned({
-  id: 'service-gateway',
-  title: 'Service gateway',
-  description:
-    "Calls one of five allowlisted upstream x402 sellers on your behalf and returns the seller's response with the settlement receipt; the price is the upstream price plus a 10% margin.",
-  price: '0.001187',
-  annotations: OPEN_WORLD,
-  input: z.object({
-    seller: z.string().min(1).describe('Id of the allowlisted upstream seller'),
-    path: z.string().min(1).describe("Path of the seller's resource to call"),
-    input: z.record(z.string(), z.unknown()).optional().describe("Input for the seller's resource"),
-  }),
-  inputExample: { seller: 'example-seller', path: '/api/v1/paid/time', input: {} },
 });

@@ -10,14 +10,16 @@ export class MinuteBudget {
   constructor(
     private readonly perMinute: number,
     private readonly now: () => number = Date.now,
+    /** The largest burst; a minute's worth unless a provider limits requests per second. */
+    private readonly capacity = perMinute,
   ) {
-    this.tokens = perMinute;
+    this.tokens = capacity;
     this.last = now();
   }
 
   take(): boolean {
     const now = this.now();
-    this.tokens = Math.min(this.perMinute, this.tokens + ((now - this.last) / 60_000) * this.perMinute);
+    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) / 60_000) * this.perMinute);
     this.last = now;
     if (this.tokens < 1) return false;
     this.tokens -= 1;

@@ -21,12 +21,20 @@ export interface ProviderSettings {
   cacheTtlMs: number;
   /** Query parameters sent with every request (a key some providers take in the URL); never logged. */
   query?: Record<string, string>;
+  /** Other base URLs of the same provider by name (SEC serves from two hosts), chosen per request; one budget, cache and counters. */
+  origins?: Record<string, string>;
+  /** At most this many requests in a burst (a provider limiting requests per second); default a minute's worth. */
+  burst?: number;
+  /** The largest answer read, in bytes; default 4 MiB. */
+  maxAnswerBytes?: number;
 }
 
 export interface ProviderRequest {
   method?: 'GET' | 'POST';
   /** Appended to the base URL. */
   path: string;
+  /** One of the settings' `origins` instead of the base URL. */
+  origin?: string;
   query?: Record<string, string | number | boolean | undefined>;
   /** A JSON body (POST). */
   body?: unknown;
@@ -34,6 +42,8 @@ export interface ProviderRequest {
   accept?: readonly number[];
   /** This request's cache lifetime, when it differs from the provider's. */
   cacheTtlMs?: number;
+  /** An in-band failure in a 200 answer (a rate-limit note): the error to throw; such an answer is never cached. */
+  refusal?(body: unknown): Error | undefined;
 }
 
 export interface ProviderAnswer {
@@ -71,7 +81,7 @@ export class ProviderClient {
     /** Tests answer in process with a provider double; the service uses the platform's fetch. */
     private readonly fetcher: typeof fetch = fetch,
   ) {
-    this.budget = new MinuteBudget(settings.budgetPerMinute, now);
+    this.budget = new MinuteBudget(settings.budgetPerMinute, now, settings.burst);
     this.cache = new TtlCache(settings.cacheTtlMs, 1_000, now);
   }
 
@@ -88,9 +98,16 @@ export class ProviderClient {
     return { provider: this.id, ...this.counts, cacheEntries: this.cache.size, budgetPerMinute: this.settings.budgetPerMinute, failures: { ...this.failures } };
   }
 
-  private url(request: ProviderRequest): string {
-    const url = new URL(this.settings.baseUrl.replace(/\/$/, '') + request.path);
-    for (const [name, value] of Object.entries({ ...request.query, ...this.settings.query })) if (value !== undefined) url.searchParams.set(name, String(value));
+  /** The request's URL without the configured query parameters (a key some providers take in the URL): what a citation may show. */
+  citedUrl(request: ProviderRequest): string {
+    return this.url(request, false);
+  }
+
+  private url(request: ProviderRequest, withCredentials = true): string {
+    const base = request.origin === undefined ? this.settings.baseUrl : this.settings.origins?.[request.origin];
+    if (base === undefined) throw new Error(`${this.name}: no origin ${request.origin} is configured`);
+    const url = new URL(base.replace(/\/$/, '') + request.path);
+    for (const [name, value] of Object.entries({ ...request.query, ...(withCredentials ? this.settings.query : {}) })) if (value !== undefined) url.searchParams.set(name, String(value));
     return url.toString();
   }
 
@@ -125,17 +142,23 @@ export class ProviderClient {
     }
     let text: string | undefined;
     try {
-      text = await readTextLimited(response.body, MAX_ANSWER_BYTES);
+      text = await readTextLimited(response.body, this.settings.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     } catch {
       if (timeout.aborted) throw this.fail('timeout', `no complete answer within ${this.settings.timeoutMs} ms`, 504);
       throw this.fail('unreachable', 'broke off its answer');
     }
     if (text === undefined) throw this.fail('invalid_response', 'answered with more than we read');
+    let body: unknown;
     try {
-      return { status: response.status, body: text === '' ? null : JSON.parse(text) };
+      body = text === '' ? null : JSON.parse(text);
     } catch {
-      throw this.fail('invalid_response', 'answered with something other than JSON');
+      // An accepted error status (a 404 "no such record") may come as an HTML or XML page.
+      if (response.ok) throw this.fail('invalid_response', 'answered with something other than JSON');
+      body = null;
     }
+    const refusal = request.refusal?.(body);
+    if (refusal) throw refusal;
+    return { status: response.status, body };
   }
 
   /** Counts an answer the adapter found unusable (a shape it does not know). */

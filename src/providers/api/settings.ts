@@ -7,7 +7,7 @@
  */
 import type { ProviderSettings } from './client.ts';
 
-export const PROVIDER_IDS = ['gleif', 'coingecko', 'searxng', 'brave', 'x'] as const;
+export const PROVIDER_IDS = ['gleif', 'coingecko', 'searxng', 'brave', 'x', 'alphavantage', 'seatsaero', 'pdl', 'sec'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 export type DataProviderSettings = Partial<Record<ProviderId, ProviderSettings>>;
 
@@ -78,6 +78,31 @@ export function dataProviderSettingsFromEnv(env: NodeJS.ProcessEnv): DataProvide
   // X API v2 recent search: an app-only bearer token (450 requests per 15 minutes).
   const xToken = key(env, 'X_BEARER_TOKEN');
   if (xToken) out.x = settings(env, 'X', url(env, 'X_API_URL', 'https://api.x.com/2')!, { authorization: `Bearer ${xToken}` }, { timeoutMs: 10_000, budgetPerMinute: 30, cacheSeconds: 60 });
+  // Alpha Vantage: the key travels as the `apikey` query parameter; the free tier allows a few
+  // requests a minute (25 a day), so the budget is small and company overviews are cached for hours.
+  const avKey = key(env, 'ALPHAVANTAGE_API_KEY');
+  if (avKey) out.alphavantage = { ...settings(env, 'ALPHAVANTAGE', url(env, 'ALPHAVANTAGE_API_URL', 'https://www.alphavantage.co/query')!, {}, { timeoutMs: 10_000, budgetPerMinute: 5, cacheSeconds: 60 }), query: { apikey: avKey } };
+  // Seats.aero Partner API: the key as the Partner-Authorization header (Pro keys: 1,000 calls a day).
+  const seatsKey = key(env, 'SEATS_AERO_API_KEY');
+  if (seatsKey) out.seatsaero = settings(env, 'SEATS_AERO', url(env, 'SEATS_AERO_API_URL', 'https://seats.aero/partnerapi')!, { 'partner-authorization': seatsKey }, { timeoutMs: 15_000, budgetPerMinute: 20, cacheSeconds: 600 });
+
+  // People Data Labs: the key in the X-Api-Key header. PDL bills every matched record (and allows
+  // 10 searches a minute by default), so the budget is small and identical requests are cached a day.
+  const pdlKey = key(env, 'PDL_API_KEY');
+  if (pdlKey) out.pdl = settings(env, 'PDL', url(env, 'PDL_API_URL', 'https://api.peopledatalabs.com')!, { 'x-api-key': pdlKey }, { timeoutMs: 15_000, budgetPerMinute: 10, cacheSeconds: 86_400 });
+
+  // SEC EDGAR: keyless, but SEC's fair-access policy asks for a User-Agent naming the caller and a
+  // contact email, and at most 10 requests a second: the default budget (120 a minute, bursts of 8)
+  // keeps any one second at 10 or fewer. Company facts documents of large filers run to megabytes.
+  const secAgent = env.SEC_USER_AGENT?.trim();
+  const secData = url(env, 'SEC_DATA_URL', 'https://data.sec.gov');
+  const secWww = url(env, 'SEC_WWW_URL', 'https://www.sec.gov');
+  if (secAgent && secData && secWww) {
+    if (!/\S+@\S+\.\S+/.test(secAgent)) throw new Error('SEC_USER_AGENT: expected a name and a contact email, e.g. "Example Corp ops@example.com"');
+    const sec = settings(env, 'SEC', secData, { 'user-agent': secAgent }, { timeoutMs: 15_000, budgetPerMinute: 120, cacheSeconds: 600 });
+    if (sec.budgetPerMinute > 540) throw new Error('SEC_BUDGET_PER_MINUTE: at most 540 (SEC allows 10 requests a second)');
+    out.sec = { ...sec, origins: { www: secWww }, burst: Math.max(1, Math.floor(10 - sec.budgetPerMinute / 60)), maxAnswerBytes: 64 * 1024 * 1024 };
+  }
 
   return out;
 }

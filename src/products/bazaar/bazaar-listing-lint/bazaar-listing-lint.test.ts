@@ -23,5 +23,6 @@ describe('bazaar-listing-lint', () => {
     // Inference on day 2: 0.05 and 0.10, nearest-rank median 0.05: 0.10 is within 10×, no outlier.
     expect(embeddings.findings.map((f) => f.rule)).not.toContain('price_outlier');
     await expect(bazaarListingLint.run({ resource_url: 'https://nowhere.invalid/x' }, fakeContext({ bazaar: twoDays(), fetch }))).rejects.toMatchObject({ status: 422, field: 'resource_url', code: 'unknown_listing' });
+    await expect(bazaarListingLint.precheck!({ resource_url: 'https://nowhere.invalid/x' }, fakeContext({ bazaar: twoDays(), fetch }))).rejects.toMatchObject({ status: 422, field: 'resource_url', code: 'unknown_listing' });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { READ, product, type Listing, type ProductContext } from '../../kit/index.ts';
-import { SnapshotRef, findListing, latestSnapshots, median, prices, snapshotRef, usd } from '../market.ts';
+import { SnapshotRef, findListing, latestSnapshots, precheckListing, median, prices, snapshotRef, usd } from '../market.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -73,6 +73,7 @@ export const bazaarListingLint = product({
     ],
     rules: RULES,
   },
+  precheck: async (input, ctx) => precheckListing(input.resource_url, ctx),
   run: async (input, ctx) => {
     const [latest] = await latestSnapshots(ctx, 1);
     const listings = await ctx.bazaar!.listings(latest!.id);

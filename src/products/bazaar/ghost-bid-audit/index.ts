@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { READ, product } from '../../kit/index.ts';
-import { SnapshotRef, findListing, latestSnapshots, median, prices, snapshotRef, usd } from '../market.ts';
+import { SnapshotRef, findListing, latestSnapshots, precheckListing, median, prices, snapshotRef, usd } from '../market.ts';
 import { settlementDays, settlementEvidence } from '../settlements.ts';
 
 const DAY_MS = 86_400_000;
@@ -56,6 +56,7 @@ export const ghostBidAudit = product({
     likely_causes: ['no input schema is published', 'the list reports 90 calls in 30 days, none settled with an EIP-3009 authorization on chain'],
     evidence: { quotes: 'daily snapshots 2025-05-30 to 2025-05-31', settlements: 'chain index, eip155:8453: USDC transfers to the pay-to made with EIP-3009 authorizations (AuthorizationUsed), 2025-05-02T12:00:00.000Z to 2025-06-01T12:00:00.000Z' },
   },
+  precheck: async (input, ctx) => precheckListing(input.resource_url, ctx),
   run: async (input, ctx) => {
     const [latest] = await latestSnapshots(ctx, 1);
     const all = await ctx.bazaar!.listings(latest!.id);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { READ, product } from '../../kit/index.ts';
 import { priceKey } from '../figures.ts';
-import { SnapshotRef, findListing, latestSnapshots, snapshotRef, usd } from '../market.ts';
+import { SnapshotRef, findListing, latestSnapshots, precheckListing, marketOf, snapshotRef, usd } from '../market.ts';
 
 export const VERDICT_RULE =
   '`delisted`: not in the latest snapshot; `new`: only in the latest; `unstable`: missing from some snapshots between its first and the latest, or repriced more than twice; `changed`: repriced or its description or schemas changed; else `stable`';
@@ -46,6 +46,10 @@ export const listingTriage = product({
     verdict: 'changed',
     reasons: ['repriced 1 time'],
     rule: VERDICT_RULE,
+  },
+  // A listing gone from the latest snapshot can still be triaged from its history.
+  precheck: async (input, ctx) => {
+    if ((await marketOf(ctx).history(input.resource_url)).length === 0) await precheckListing(input.resource_url, ctx);
   },
   run: async (input, ctx) => {
     const snapshots = await latestSnapshots(ctx, 3_650);

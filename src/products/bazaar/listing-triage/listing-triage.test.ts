@@ -14,4 +14,10 @@ describe('listing-triage', () => {
     expect(await listingTriage.run({ resource_url: 'https://chain.invalid/wallet/balance' }, ctx)).toMatchObject({ verdict: 'delisted', in_latest: false, last_seen: '2025-05-30' });
     await expect(listingTriage.run({ resource_url: 'https://nowhere.invalid/' }, ctx)).rejects.toMatchObject({ status: 422, field: 'resource_url' });
   });
+
+  it('refuses before payment a listing never seen; a delisted one still passes', async () => {
+    const ctx = fakeContext({ bazaar: twoDays() });
+    await expect(listingTriage.precheck!({ resource_url: 'https://nowhere.invalid/' }, ctx)).rejects.toMatchObject({ status: 422, field: 'resource_url', code: 'unknown_listing' });
+    await expect(listingTriage.precheck!({ resource_url: 'https://chain.invalid/wallet/balance' }, ctx)).resolves.toBeUndefined();
+  });
 });

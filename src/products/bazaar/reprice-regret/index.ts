@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { ProductInputError, READ, evmAddress, product, type Listing } from '../../kit/index.ts';
-import { SnapshotRef, compare, findListing, latestSnapshots, snapshotRef, usd } from '../market.ts';
+import { SnapshotRef, compare, findListing, latestListings, snapshotRef, usd } from '../market.ts';
 import { settlementDays, settlementEvidence, type SettlementDays } from '../settlements.ts';
 
 const DAY_MS = 86_400_000;
@@ -47,28 +47,30 @@ export const RepriceOutput = z.object({
   evidence: z.object({ prices: z.string().describe('What prices rest on'), settlements: z.string().describe('What settled calls rest on') }).describe('Evidence of each figure'),
 });
 
+/** Captured from the dev chain (test/bazaar.test.ts): a seller doubling its price, two calls settled before and one after. */
 export const EXAMPLE: z.infer<typeof RepriceOutput> = {
-  window: { days: 30, from: '2025-05-02T12:00:00.000Z', to: '2025-06-01T12:00:00.000Z' },
-  snapshot: { id: 2, day: '2025-05-31' },
-  seller_payto: '0x1111111111111111111111111111111111111111',
-  resource_url: null,
+  window: { days: 7, from: '2026-11-21T02:13:24.646Z', to: '2026-11-28T02:13:24.646Z' },
+  snapshot: { id: 6, day: '2026-11-28' },
+  seller_payto: null,
+  resource_url: 'https://repricer.invalid/api/quote',
   page: 1,
   pages: 1,
-  total_listings: 2,
+  total_listings: 1,
   listings: [
     {
-      key: 'https://weather.invalid/api/forecast',
-      pay_to: '0x1111111111111111111111111111111111111111',
-      price_change: { day: '2025-05-31', from_price_usd: 0.01, to_price_usd: 0.02 },
-      before: { days: 29, price_usd: 0.01, settled_calls: 29, calls_per_day: 1, revenue_usd_per_day: 0.01 },
-      after: { days: 1, price_usd: 0.02, settled_calls: 0, calls_per_day: 0, revenue_usd_per_day: 0 },
-      regret_usd_per_day: 0.01,
-      verdict: 'regret',
+      key: 'https://repricer.invalid/api/quote',
+      pay_to: '0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e',
+      price_change: { day: '2026-11-28', from_price_usd: 0.003, to_price_usd: 0.006 },
+      before: { days: 7, price_usd: 0.003, settled_calls: 2, calls_per_day: 0.286, revenue_usd_per_day: 0.000857 },
+      after: { days: 1, price_usd: 0.006, settled_calls: 1, calls_per_day: 1, revenue_usd_per_day: 0.006 },
+      regret_usd_per_day: -0.005143,
+      verdict: 'gain',
     },
   ],
   evidence: {
-    prices: 'daily snapshots 2025-05-02 to 2025-05-31',
-    settlements: 'chain index, eip155:8453: USDC transfers to the pay-to made with EIP-3009 authorizations (AuthorizationUsed), 2025-05-02T12:00:00.000Z to 2025-06-01T12:00:00.000Z; a listing counts the transfers of its price',
+    prices: 'daily snapshots 2026-11-21 to 2026-11-28',
+    settlements:
+      'chain index, eip155:31337: USDC transfers to the pay-to made with EIP-3009 authorizations (AuthorizationUsed), 2026-11-21T02:13:24.646Z to 2026-11-28T02:13:24.646Z; a listing counts the transfers of its price',
   },
 };
 
@@ -77,6 +79,19 @@ function side(listing: Listing, amount: string | undefined, price: number | null
   const calls = settled.rows.filter((r) => r.payTo === listing.payTo && r.amount === amount && inSide(r.day)).reduce((a, r) => a + r.calls, 0);
   const perDay = days > 0 ? calls / days : 0;
   return { days, price_usd: usd(price), settled_calls: calls, calls_per_day: Math.round(perDay * 1000) / 1000, revenue_usd_per_day: usd(perDay * (price ?? 0)) };
+}
+
+/** The listings the input names in the latest snapshot: refused (400/422, never charged) when it names none. */
+function named(input: { resource_url?: string | undefined; seller_payto?: string | undefined; page: number }, all: readonly Listing[]) {
+  if ((input.resource_url === undefined) === (input.seller_payto === undefined)) {
+    throw new ProductInputError('give exactly one of resource_url and seller_payto', 400, input.resource_url === undefined ? 'seller_payto' : 'resource_url');
+  }
+  const seller = input.seller_payto?.toLowerCase();
+  const chosen = seller ? all.filter((l) => l.payTo === seller) : [findListing(all, input.resource_url!)];
+  if (chosen.length === 0) throw new ProductInputError(`no listing pays ${input.seller_payto} in the latest snapshot`, 422, 'seller_payto', 'unknown_listing');
+  const pages = Math.ceil(chosen.length / PAGE);
+  if (input.page > pages) throw new ProductInputError(`page ${input.page} is past the last page (${pages})`, 422, 'page');
+  return { seller, chosen, pages };
 }
 
 export const repriceRegret = product({
@@ -97,17 +112,11 @@ export const repriceRegret = product({
   freeDoors: [{ method: 'GET', path: '/api/v1/reprice-regret/example', note: 'an example report' }],
   output: RepriceOutput,
   outputExample: EXAMPLE,
+  // Before payment: a seller or listing not in the latest snapshot is refused in the 402 already.
+  precheck: async (input, ctx) => void named(input, (await latestListings(ctx)).listings),
   run: async (input, ctx) => {
-    if ((input.resource_url === undefined) === (input.seller_payto === undefined)) {
-      throw new ProductInputError('give exactly one of resource_url and seller_payto', 400, input.resource_url === undefined ? 'seller_payto' : 'resource_url');
-    }
-    const [latest] = await latestSnapshots(ctx, 1);
-    const all = await ctx.bazaar!.listings(latest!.id);
-    const seller = input.seller_payto?.toLowerCase();
-    const chosen = seller ? all.filter((l) => l.payTo === seller) : [findListing(all, input.resource_url!)];
-    if (chosen.length === 0) throw new ProductInputError(`no listing pays ${input.seller_payto} in the latest snapshot`, 422, 'seller_payto', 'unknown_listing');
-    const pages = Math.ceil(chosen.length / PAGE);
-    if (input.page > pages) throw new ProductInputError(`page ${input.page} is past the last page (${pages})`, 422, 'page');
+    const { snapshot: latest, listings: all } = await latestListings(ctx);
+    const { seller, chosen, pages } = named(input, all);
     const listings = chosen.sort((a, b) => compare(a.key, b.key)).slice((input.page - 1) * PAGE, input.page * PAGE);
     const from = new Date(ctx.now.getTime() - input.window_days * DAY_MS);
     const settled = await settlementDays(ctx, listings, from, ctx.now);
@@ -141,14 +150,14 @@ export const repriceRegret = product({
     }
     return {
       window: { days: input.window_days, from: from.toISOString(), to: ctx.now.toISOString() },
-      snapshot: snapshotRef(latest!),
+      snapshot: snapshotRef(latest),
       seller_payto: seller ?? null,
       resource_url: input.resource_url ?? null,
       page: input.page,
       pages,
       total_listings: chosen.length,
       listings: rows,
-      evidence: { prices: `daily snapshots ${start} to ${latest!.day}`, settlements: `${settlementEvidence(settled)}${settled ? '; a listing counts the transfers of its price' : ''}` },
+      evidence: { prices: `daily snapshots ${start} to ${latest.day}`, settlements: `${settlementEvidence(settled)}${settled ? '; a listing counts the transfers of its price' : ''}` },
     };
   },
 });

@@ -52,4 +52,14 @@ describe('reprice-regret on chain-index evidence', () => {
     ]);
     await expect(repriceRegret.run({ window_days: 30, page: 1 }, ctx)).rejects.toMatchObject({ status: 400 });
   });
+
+  it('refuses before payment a listing or seller not in the latest snapshot (422), and lets known ones through', async () => {
+    const ctx = fakeContext({ bazaar: twoDays(), index });
+    const precheck = repriceRegret.precheck!;
+    // The wallet listing (B) was removed on day 2: unknown in the latest snapshot.
+    await expect(precheck({ resource_url: 'https://chain.invalid/wallet/balance', window_days: 30, page: 1 }, ctx)).rejects.toMatchObject({ status: 422, field: 'resource_url', code: 'unknown_listing' });
+    await expect(precheck({ seller_payto: '0x00000000000000000000000000000000000000aa', window_days: 30, page: 1 }, ctx)).rejects.toMatchObject({ status: 422, field: 'seller_payto', code: 'unknown_listing' });
+    await expect(precheck({ seller_payto: SELLER_A, window_days: 30, page: 2 }, ctx)).rejects.toMatchObject({ status: 422, field: 'page' });
+    await expect(precheck({ seller_payto: SELLER_A, window_days: 30, page: 1 }, ctx)).resolves.toBeUndefined();
+  });
 });

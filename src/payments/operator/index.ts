@@ -1,0 +1,54 @@
+import type { Network } from '@x402/core/types';
+import type { Hex } from 'viem';
+import type { Logger } from '../../log.ts';
+import type { OperatorLedger, OperatorWallet } from '../../products/kit/operator-wallet.ts';
+import type { UpstreamProvider } from '../../products/kit/types.ts';
+import { safeFetch, type FetchPolicy } from '../../providers/safe-fetch.ts';
+import type { SettlementChain } from '../settlement-chain.ts';
+import type { PaymentOffer } from '../x402-rail.ts';
+import type { OperatorSettings } from './settings.ts';
+import { createOperatorWallet } from '../../providers/operator-wallet.ts';
+
+export { operatorSettingsFromEnv, parseSellers, type OperatorSettings } from './settings.ts';
+
+/**
+ * The operator's wallet of this instance: with a payer key (OPERATOR_PAYER_PRIVATE_KEY, or the dev
+ * chain's operator account) and an EVM offer, it pays in that offer's network and USDC. Without
+ * them the products that need it are unavailable.
+ */
+export function operatorWalletFor(deps: {
+  key?: Hex;
+  settings: OperatorSettings;
+  offers: readonly PaymentOffer[];
+  ledger: OperatorLedger;
+  fetchPolicy: FetchPolicy;
+  chain?: Pick<SettlementChain, 'authorizationUsed'>;
+  log: Logger;
+  onPaid?(product: string, amountAtomic: bigint): void;
+  clock?: () => Date;
+}): OperatorWallet | undefined {
+  const offer = deps.offers.find((o) => o.family === 'evm');
+  if (!deps.key || !offer) return undefined;
+  // The operator listed its sellers itself: they may be on this machine (a dev seller, percall itself).
+  const sellerPolicy: FetchPolicy = { ...deps.fetchPolicy, allowLoopback: true };
+  return createOperatorWallet({
+    key: deps.key,
+    network: offer.network as Network,
+    asset: offer.asset,
+    dailySpendCap: deps.settings.dailySpendCap,
+    fetchMaxPrice: deps.settings.fetchMaxPrice,
+    sellers: deps.settings.sellers,
+    ledger: deps.ledger,
+    sellerFetch: (url, request) => safeFetch(url, request, sellerPolicy),
+    ...(deps.chain ? { chain: deps.chain } : {}),
+    log: deps.log,
+    ...(deps.onPaid ? { onPaid: deps.onPaid } : {}),
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
+}
+
+/** What the operator's wallet puts on sale: `operator` with a wallet, `gateway` with its allowlist too. */
+export function operatorUpstreams(wallet: OperatorWallet | undefined): UpstreamProvider[] {
+  if (!wallet) return [];
+  return wallet.sellers.size > 0 ? ['operator', 'gateway'] : ['operator'];
+}
