@@ -98,6 +98,26 @@ describe('research-answer and answer-with-sources', () => {
     }
   });
 
+  it('the other doors: answer-with-sources over HTTP and research_answer over MCP, each paid its price', async () => {
+    const before = await balances(chain);
+    const response = await pay()(`${service.url}/api/v1/paid/answer-with-sources`, post({ question: QUESTION }));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as AnswerOutput;
+    expect(body).toMatchObject({ method: 'llm', no_answer: null });
+    expect(body.pages.map((p) => p.url)).toContain(body.citations[0]!.url);
+    expect(before.buyer - (await balances(chain)).buyer).toBe(price('answer-with-sources'));
+    const client = new Client({ name: 'answer-products-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`)));
+    try {
+      await client.listTools();
+      const result = await payTool(client, chain, 'research_answer', { question: QUESTION }, price('research-answer', 'mcp'));
+      expect(result.isError).toBeFalsy();
+      expect((result.structuredContent as AnswerOutput).citations[0]!.url).toBe(`${site.url}/http/status/402`);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('a model answer citing a passage it was not given fails twice over: 502, never charged', async () => {
     cite = 42;
     try {
