@@ -7,10 +7,7 @@
  * answer says it read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { createPublicClient, createTestClient, createWalletClient, getAddress, http, type Address, type Hex, type Log, type PublicClient } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
@@ -18,7 +15,6 @@ import { TestNFT, TestToken, TestUniswapV2Pair } from '../src/devchain/artifacts
 import { DEV_ROLES, devChain, mintUsdc, usdcAbi } from '../src/devchain/contracts.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { TOPICS } from '../src/index/decode.ts';
-import { usdToAtomic } from '../src/money.ts';
 import { fakeContext } from '../src/products/kit/fake-context.ts';
 import { baseTransferSearch } from '../src/products/chain/base-transfer-search/index.ts';
 import { baseWalletProfile } from '../src/products/chain/base-wallet-profile/index.ts';
@@ -27,7 +23,7 @@ import { riskScore } from '../src/products/chain/wallet-spy/risk.ts';
 import { createChainProviders } from '../src/providers/chains.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { indexCaughtUp, swapOnPair } from './helpers/dev-index.ts';
-import { signPayment } from './helpers/payments.ts';
+import { paidCalls } from './helpers/paid-calls.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
@@ -189,42 +185,10 @@ function holdings(c: Awaited<ReturnType<typeof chainUpTo>>, token: string) {
 
 // ---- Paying ----
 
-const price = (id: string, surface: 'http' | 'mcp' = 'http') => usdToAtomic(service.percall.catalogue.products.find((p) => p.id === id)![surface]!.price);
-const url = (id: string, query?: Record<string, string>) => `${service.url}/api/v1/paid/${id}${query ? `?${new URLSearchParams(query)}` : ''}`;
-
-async function paid(id: string, input: Record<string, unknown>, method: 'GET' | 'POST' = 'POST'): Promise<Record<string, any>> {
-  const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
-  const before = await balances(chain);
-  const response =
-    method === 'GET'
-      ? await pay(url(id, Object.fromEntries(Object.entries(input).map(([k, v]) => [k, String(v)]))))
-      : await pay(url(id), { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
-  const body = (await response.json()) as Record<string, any>;
-  expect(response.status, `${id}: ${JSON.stringify(body)}`).toBe(200);
-  expect(before.buyer - (await balances(chain)).buyer, id).toBe(price(id));
-  return body;
-}
-
-let mcpClient: Client | undefined;
-async function paidTool(tool: string, args: Record<string, unknown>, id: string): Promise<Record<string, any>> {
-  if (!mcpClient) {
-    mcpClient = new Client({ name: 'chain-index-products-test', version: '1.0.0' });
-    await mcpClient.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`)));
-    // Listed first, as agents do: the client then checks each structuredContent against the tool's output schema.
-    const { tools } = await mcpClient.listTools();
-    for (const name of ['base_transfer_search', 'base_wallet_profile', 'wallet_analyze', 'wallet_spy', 'token_metrics', 'token_flow_activity']) expect(tools.find((t) => t.name === name)?.outputSchema, name).toBeDefined();
-  }
-  const unpaid = (await mcpClient.callTool({ name: tool, arguments: args })) as { isError?: boolean; structuredContent?: unknown };
-  expect(unpaid.isError).toBe(true);
-  const payment = await signPayment(chain.buyer.privateKey, unpaid.structuredContent as PaymentRequired);
-  const before = await balances(chain);
-  const result = (await mcpClient.callTool({ name: tool, arguments: args, _meta: { 'x402/payment': payment } })) as { isError?: boolean; structuredContent?: Record<string, any>; _meta?: Record<string, unknown> };
-  expect(result.isError, JSON.stringify(result)).toBeFalsy();
-  expect(result._meta?.['x402/payment-response'] as SettleResponse).toMatchObject({ success: true, network: chain.network });
-  expect(before.buyer - (await balances(chain)).buyer, tool).toBe(price(id, 'mcp'));
-  return result.structuredContent!;
-}
-afterAll(async () => mcpClient?.close());
+const { url, paid, paidTool } = paidCalls(() => ({ service, chain }), {
+  client: 'chain-index-products-test',
+  tools: ['base_transfer_search', 'base_wallet_profile', 'wallet_analyze', 'wallet_spy', 'token_metrics', 'token_flow_activity'],
+});
 
 const direct = () => fakeContext({
   now: new Date(),

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
@@ -10,6 +8,7 @@ import { EXAMPLE_LEI, providerDouble } from '../src/providers/provider-double.fi
 import { EDGAR_USER_AGENT, EXAMPLE_CIK } from '../src/providers/filings/edgar-double.fixture.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { payTool } from './helpers/mcp-payments.ts';
+import { serveApp } from './helpers/local-site.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 // company-research paid end to end with the official clients (@x402/fetch over HTTP, the MCP SDK
@@ -17,21 +16,20 @@ import { balances, startTestChain, startTestService } from './helpers/service.ts
 // service without SEC_USER_AGENT, where it is not on sale.
 
 const double = providerDouble();
-let providerServer: ServerType;
+let providerServer: Awaited<ReturnType<typeof serveApp>>;
 let chain: DevChain;
 let service: RunningService;
 
 beforeAll(async () => {
-  providerServer = serve({ fetch: double.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => providerServer.once('listening', resolve));
-  const providersUrl = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
+  providerServer = await serveApp(double.app);
+  const providersUrl = providerServer.url;
   chain = await startTestChain();
   service = await startTestService({ chain, env: double.env(providersUrl) });
 });
 afterAll(async () => {
   await service?.stop();
   await chain?.stop();
-  await new Promise((resolve) => providerServer?.close(resolve));
+  await providerServer?.close();
 });
 
 const price = (surface: 'http' | 'mcp') => usdToAtomic(service.percall.catalogue.products.find((p) => p.id === 'company-research')![surface]!.price);

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
@@ -9,6 +7,7 @@ import { usdToAtomic } from '../src/money.ts';
 import { DOUBLE_KEYS, EXAMPLE_LEI, providerDouble } from '../src/providers/provider-double.fixture.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { payTool } from './helpers/mcp-payments.ts';
+import { serveApp } from './helpers/local-site.ts';
 import { balances, capturingLogger, startTestChain, startTestService } from './helpers/service.ts';
 
 // The third-party data products paid end to end with the official clients (@x402/fetch over HTTP,
@@ -17,23 +16,22 @@ import { balances, capturingLogger, startTestChain, startTestService } from './h
 
 const ADMIN_TOKEN = 'admin-token-for-data-providers-test';
 const double = providerDouble();
-let providerServer: ServerType;
+let providerServer: Awaited<ReturnType<typeof serveApp>>;
 let providersUrl: string;
 let chain: DevChain;
 let service: RunningService;
 const logs = capturingLogger();
 
 beforeAll(async () => {
-  providerServer = serve({ fetch: double.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => providerServer.once('listening', resolve));
-  providersUrl = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
+  providerServer = await serveApp(double.app);
+  providersUrl = providerServer.url;
   chain = await startTestChain();
   service = await startTestService({ chain, log: logs.log, env: { ...double.env(providersUrl), ADMIN_TOKEN, LOG_LEVEL: 'trace' } });
 });
 afterAll(async () => {
   await service?.stop();
   await chain?.stop();
-  await new Promise((resolve) => providerServer?.close(resolve));
+  await providerServer?.close();
 });
 
 const pay = () => createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
@@ -9,6 +7,7 @@ import { usdToAtomic } from '../src/money.ts';
 import { EQUITY_FLIGHT_KEYS, equityFlightDouble } from '../src/providers/equity-flight-double.fixture.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { payTool } from './helpers/mcp-payments.ts';
+import { serveApp } from './helpers/local-site.ts';
 import { balances, capturingLogger, startTestChain, startTestService } from './helpers/service.ts';
 
 // us-equity-snapshot (Alpha Vantage) and award-flight-search (Seats.aero) paid end to end with the
@@ -20,22 +19,21 @@ const double = equityFlightDouble();
 const departure = new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 10);
 double.seatsAeroRecords.push({ ...double.seatsAeroRecords[1]!, ID: 'e2eFixtureVirginFuture', Date: departure });
 const KEYLESS = { GLEIF_API_URL: 'off', COINGECKO_API_URL: 'off' };
-let providerServer: ServerType;
+let providerServer: Awaited<ReturnType<typeof serveApp>>;
 let chain: DevChain;
 let service: RunningService;
 const logs = capturingLogger();
 
 beforeAll(async () => {
-  providerServer = serve({ fetch: double.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => providerServer.once('listening', resolve));
-  const providersUrl = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
+  providerServer = await serveApp(double.app);
+  const providersUrl = providerServer.url;
   chain = await startTestChain();
   service = await startTestService({ chain, log: logs.log, env: { ...double.env(providersUrl), ...KEYLESS, LOG_LEVEL: 'trace' } });
 });
 afterAll(async () => {
   await service?.stop();
   await chain?.stop();
-  await new Promise((resolve) => providerServer?.close(resolve));
+  await providerServer?.close();
 });
 
 const pay = () => createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });

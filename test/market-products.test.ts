@@ -5,21 +5,17 @@
  * chain's USDC. Each product is paid once with @x402/fetch over HTTP and once over MCP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPublicClient, createTestClient, createWalletClient, getAddress, http, type Address, type Hex, type PublicClient } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import { TestToken, TestUniswapV2Pair } from '../src/devchain/artifacts/index.ts';
 import { DEV_ROLES, devChain, mintUsdc, usdcAbi } from '../src/devchain/contracts.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
-import { usdToAtomic } from '../src/money.ts';
 import { providerDouble, SEARCH_PAGES } from '../src/providers/provider-double.fixture.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { indexCaughtUp, swapOnPair } from './helpers/dev-index.ts';
-import { payTool } from './helpers/mcp-payments.ts';
+import { paidCalls } from './helpers/paid-calls.ts';
+import { serveApp } from './helpers/local-site.ts';
 import { balances, startTestChain, startTestService } from './helpers/service.ts';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
@@ -28,7 +24,7 @@ const USDC = (n: number) => BigInt(n) * 1_000_000n;
 const TKN = (n: number) => BigInt(n) * 10n ** 18n;
 
 const double = providerDouble();
-let providerServer: ServerType;
+let providerServer: Awaited<ReturnType<typeof serveApp>>;
 let chain: DevChain;
 let service: RunningService;
 let pub: PublicClient;
@@ -56,9 +52,8 @@ async function generateActivity(): Promise<void> {
 }
 
 beforeAll(async () => {
-  providerServer = serve({ fetch: double.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => providerServer.once('listening', resolve));
-  const providersUrl = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
+  providerServer = await serveApp(double.app);
+  const providersUrl = providerServer.url;
   chain = await startTestChain();
   double.listContract('base', chain.usdc, 'usd-coin');
   pub = createPublicClient({ transport: http(chain.rpcUrl), cacheTime: 0 }) as PublicClient;
@@ -69,35 +64,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
   await chain?.stop();
-  await new Promise((resolve) => providerServer?.close(resolve));
+  await providerServer?.close();
 });
 
-const price = (id: string, surface: 'http' | 'mcp' = 'http') => usdToAtomic(service.percall.catalogue.products.find((p) => p.id === id)![surface]!.price);
-
-async function paid(id: string, input: Record<string, unknown>): Promise<Record<string, any>> {
-  const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
-  const before = await balances(chain);
-  const response = await pay(`${service.url}/api/v1/paid/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
-  const body = (await response.json()) as Record<string, any>;
-  expect(response.status, `${id}: ${JSON.stringify(body)}`).toBe(200);
-  expect(before.buyer - (await balances(chain)).buyer, id).toBe(price(id));
-  return body;
-}
-
-let mcpClient: Client | undefined;
-async function paidTool(tool: string, args: Record<string, unknown>, id: string): Promise<Record<string, any>> {
-  if (!mcpClient) {
-    mcpClient = new Client({ name: 'market-products-test', version: '1.0.0' });
-    await mcpClient.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`)));
-    // Listed first, as agents do: the client then checks each structuredContent against the tool's output schema.
-    const { tools } = await mcpClient.listTools();
-    for (const name of ['trading_signals', 'market_intel']) expect(tools.find((t) => t.name === name)?.outputSchema, name).toBeDefined();
-  }
-  const result = await payTool(mcpClient, chain, tool, args, price(id, 'mcp'));
-  expect(result.isError, JSON.stringify(result)).toBeFalsy();
-  return result.structuredContent as Record<string, any>;
-}
-afterAll(async () => mcpClient?.close());
+const { paid, paidTool } = paidCalls(() => ({ service, chain }), { client: 'market-products-test', tools: ['trading_signals', 'market_intel'] });
 
 describe('market products on the dev chain, its index and the CoinGecko double', () => {
   it('trading-signals over HTTP and MCP: the dev USDC read as usd-coin, its swaps and whale moves from the index', async () => {

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
@@ -9,6 +7,7 @@ import { usdToAtomic } from '../src/money.ts';
 import { PDL_DOUBLE_KEY, pdlDouble } from '../src/providers/people/pdl-double.fixture.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { payTool } from './helpers/mcp-payments.ts';
+import { serveApp } from './helpers/local-site.ts';
 import { balances, capturingLogger, startTestChain, startTestService } from './helpers/service.ts';
 
 // The People Data Labs products paid end to end with the official clients (@x402/fetch over HTTP,
@@ -21,22 +20,21 @@ const PEOPLE = [
   { id: 'people-enrich', tool: 'people_enrich', path: '/api/v1/paid/people-enrich' },
 ] as const;
 const double = pdlDouble();
-let pdlServer: ServerType;
+let pdlServer: Awaited<ReturnType<typeof serveApp>>;
 let chain: DevChain;
 let service: RunningService;
 const logs = capturingLogger();
 
 beforeAll(async () => {
-  pdlServer = serve({ fetch: double.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => pdlServer.once('listening', resolve));
+  pdlServer = await serveApp(double.app);
   chain = await startTestChain();
-  const pdlUrl = `http://127.0.0.1:${(pdlServer.address() as AddressInfo).port}`;
+  const pdlUrl = pdlServer.url;
   service = await startTestService({ chain, log: logs.log, env: { ...double.env(pdlUrl), GLEIF_API_URL: 'off', COINGECKO_API_URL: 'off', LOG_LEVEL: 'trace' } });
 });
 afterAll(async () => {
   await service?.stop();
   await chain?.stop();
-  await new Promise((resolve) => pdlServer?.close(resolve));
+  await pdlServer?.close();
 });
 
 const pay = () => createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
