@@ -13,6 +13,8 @@ import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { takeSnapshot } from '../src/bazaar/snapshotter.ts';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
+import { usdToAtomic } from '../src/money.ts';
+import { payTool } from './helpers/mcp-payments.ts';
 import { item, SELLER_A, SELLER_B } from '../src/products/bazaar/fixture.ts';
 import type { RunningService } from '../src/runtime.ts';
 import type { ObservatoryReport } from '../src/telemetry/report.ts';
@@ -287,9 +289,41 @@ describe('Bazaar snapshots and products, end to end', () => {
     expect(bundle.results.bazaar_pulse!.totals).toMatchObject({ listings: 3, sellers: 3 });
   });
 
+  it('every bazaar tool paid once over MCP, tools listed first: each answers its output schema and is charged its MCP price', async () => {
+    const client = new Client({ name: 'bazaar-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`)));
+    await client.listTools();
+    const listing = { resource_url: 'https://weather.invalid/api/forecast' };
+    const calls: [string, Record<string, unknown>][] = [
+      ['bazaar_delta', {}],
+      ['bazaar_new_listings', {}],
+      ['bazaar_trending', {}],
+      ['bazaar_price_stats', {}],
+      ['bazaar_seller_rank', {}],
+      ['bazaar_category_heat', {}],
+      ['bazaar_market_report', {}],
+      ['bazaar_category_heat_feed', {}],
+      ['bazaar_listing_lint', listing],
+      ['listing_triage', listing],
+      ['ghost_bid_audit', listing],
+      ['reprice_regret', listing],
+    ];
+    try {
+      for (const [tool, args] of calls) {
+        const product = service.percall.catalogue.byToolName(tool)!;
+        const result = await payTool(client, chain, tool, args, usdToAtomic(product.mcp!.price));
+        expect(result.isError, `${tool}: ${JSON.stringify(result.structuredContent)}`).toBeFalsy();
+        expect(product.output!.safeParse(result.structuredContent).success, tool).toBe(true);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it('reprice_regret across a price change settled on the dev chain: calls before and after, paid over HTTP, then in the observatory', async () => {
     const bazaar = service.percall.bazaar!;
     const index = service.index!;
+    const callsBefore = (await observatory()).tools.reprice_regret.settled_calls;
     mode = 'reprice-old';
     expect(await bazaar.runOnce()).toMatchObject({ kind: 'complete', listings: 4 });
     // Two calls settled at the old price (0.003) today; then the chain and this process move on a day,
@@ -323,8 +357,9 @@ describe('Bazaar snapshots and products, end to end', () => {
       ]);
       expect(out.evidence).toMatchObject({ settlements: expect.stringContaining(`chain index, ${chain.network}`) });
       const block = async () => (await observatory()).tools.reprice_regret;
-      await expect.poll(async () => (await block()).settled_calls, { timeout: 10_000, interval: 250 }).toBe(1);
-      expect(await block()).toMatchObject({ payers: 1, query_log: [{ resource_url: REPRICED_URL, seller_payto: null, window_days: 7, page: 1 }] });
+      await expect.poll(async () => (await block()).settled_calls, { timeout: 10_000, interval: 250 }).toBe(callsBefore + 1);
+      expect(await block()).toMatchObject({ payers: 1 });
+      expect((await block()).query_log[0]).toMatchObject({ resource_url: REPRICED_URL, seller_payto: null, window_days: 7, page: 1 });
     } finally {
       vi.useRealTimers();
     }
