@@ -68,6 +68,8 @@ export interface PercallOptions {
   products?: readonly Product[];
   /** Public base URL; the request's origin when unset. */
   baseUrl?: string;
+  /** Where this process listens (the dev gateway sells this instance's own routes there). */
+  listenUrl?: string;
   /** HMAC key of MPP challenge ids; MPP is offered (on the EVM offer) only with it. */
   mppSecretKey?: string;
   /** Read access to a network's chain, for reconciling settlements of unknown outcome. */
@@ -124,6 +126,7 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const operator = operatorWalletFor({
     key: options.operatorPayerKey,
     settings: config.operator,
+    ...(options.listenUrl ? { listenUrl: options.listenUrl } : {}),
     offers: options.offers,
     ledger: store.operatorLedger(),
     fetchPolicy: config.fetchPolicy,

@@ -250,9 +250,9 @@ function runPythonFrom(env: NodeJS.ProcessEnv): RunPythonSettings {
   }
 }
 
-function operatorFrom(env: NodeJS.ProcessEnv): OperatorSettings {
+function operatorFrom(env: NodeJS.ProcessEnv, mode: 'dev' | 'production'): OperatorSettings {
   try {
-    return operatorSettingsFromEnv(env);
+    return operatorSettingsFromEnv(env, mode);
   } catch (error) {
     throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
   }
@@ -297,7 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataProviders: dataProvidersFrom(env),
     bazaar: bazaarFrom(env, e.PERCALL_MODE),
     runPython: runPythonFrom(env),
-    operator: operatorFrom(env),
+    operator: operatorFrom(env, e.PERCALL_MODE),
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     browserTimeLimits: { loadMs: e.BROWSER_LOAD_TIMEOUT_MS, actionMs: e.BROWSER_ACTION_TIMEOUT_MS },

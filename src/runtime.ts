@@ -187,6 +187,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       offers,
       products: options.products,
       baseUrl,
+      listenUrl: listener.url,
       chainFor: (network) => (network === offer.network ? settlementChain : network === solanaNetwork ? solanaReader : undefined),
       mppSecretKey: config.mpp.secretKey ?? (config.mode === 'dev' ? await devMppSecret(config.dataDir) : undefined),
       batchAuthorizerKey: config.batch.authorizerKey ?? (devChain ? DEV_ROLES.batchAuthorizer.privateKey : undefined),

@@ -23,7 +23,7 @@ let catalogue: Catalogue;
 let availableHttp: ReturnType<Catalogue['available']>;
 let unavailableHttp: ReturnType<Catalogue['httpProducts']>;
 function expectedCatalogue(python: boolean): void {
-  const upstreams = new Set([...DEV_CHAINS, 'bazaar', 'crypto-prices', 'lei', 'operator', ...(browserAvailable() ? (['browser'] as const) : []), ...(python ? (['python'] as const) : [])]);
+  const upstreams = new Set([...DEV_CHAINS, 'bazaar', 'crypto-prices', 'lei', 'operator', 'gateway', ...(browserAvailable() ? (['browser'] as const) : []), ...(python ? (['python'] as const) : [])]);
   catalogue = new Catalogue(withUpstreams(ALL_PRODUCTS, upstreams as never, ['base']));
   availableHttp = catalogue.available('http');
   unavailableHttp = catalogue.httpProducts().filter((p) => p.status !== 'available');
@@ -46,8 +46,9 @@ describe('discovery documents of the running service', () => {
     // ghost-bid-audit and reprice-regret also need the block index, which test services run without.
     const bazaar = ['bazaar-pulse', 'bazaar-delta', 'bazaar-new-listings', 'bazaar-trending', 'bazaar-price-stats', 'bazaar-seller-rank', 'bazaar-category-heat', 'bazaar-market-report', 'bazaar-category-heat-feed', 'bazaar-listing-lint', 'listing-triage', 'agent-return-context', 'agent-preflight-bundle'];
     const chain = ['base-block-number', 'base-gas-price', 'base-tx-status', 'base-usdc-balance', 'base-usdc-transfer-check', 'proxy-implementation', 'solana-ops-context'];
-    // The operator's wallet is the dev chain's funded account: fetch-x402-content is on sale; the gateway needs GATEWAY_SELLERS.
-    const payments = ['b402-preflight', 'compile-payment-policy', 'mpp-admission-gate', 'settlement-verify', 'x402-facilitator-health', 'x402-receipt-lookup', 'fetch-x402-content'];
+    // The operator's wallet is the dev chain's funded account: fetch-x402-content is on sale, and the gateway,
+    // whose dev allowlist without GATEWAY_SELLERS is this instance itself.
+    const payments = ['b402-preflight', 'compile-payment-policy', 'mpp-admission-gate', 'settlement-verify', 'x402-facilitator-health', 'x402-receipt-lookup', 'fetch-x402-content', 'service-gateway'];
     const text = ['extract-keywords', 'sentiment', 'summarize-text'];
     const data = ['crypto-price', 'market-intel', 'people-record-normalize', ...(service.percall.python ? ['run-python'] : [])];
     expect(availableHttp.map((p) => p.id).sort()).toEqual(['agent-readiness-audit', 'agent-route', 'batch-extract', 'batch-url-json', 'browser-evidence', 'echo', 'endpoint-task-evaluation', 'mpp-route', 'purchase-web-extraction-sample', 'route-task', 'time', 'web-extract', 'x401-batch-extract', 'x402-endpoint-verify', ...chain, ...bazaar, ...payments, ...text, ...data].sort());

@@ -7,12 +7,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware } from '@x402/hono';
-import { createPublicClient, getAddress, http, parseEventLogs, erc20Abi, type Hex } from 'viem';
+import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { PaymentRequired } from '@x402/core/types';
 import { createSIWxPayload, type CompleteSIWxInfo, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
-import { DEV_ROLES, devChain as viemDevChain, usdcBalance } from '../src/devchain/contracts.ts';
+import { DEV_ROLES, usdcBalance } from '../src/devchain/contracts.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import { createLocalFacilitator } from '../src/payments/facilitator.ts';
 import type { RunningService } from '../src/runtime.ts';
@@ -20,6 +20,7 @@ import { settlementOf } from './helpers/payments.ts';
 import { payTool } from './helpers/mcp-payments.ts';
 import { startTestChain, startTestService } from './helpers/service.ts';
 import { checkSpendCap } from './helpers/operator-ledger.ts';
+import { transferOf as chainTransfer } from './helpers/ledger-chain.ts';
 
 // percall paying other x402 sellers from the operator's wallet, on anvil: a local seller built with the
 // official @x402/hono middleware (its facilitator over HTTP, the official one), the caller paying
@@ -175,13 +176,7 @@ async function moved(before: Awaited<ReturnType<typeof money>>) {
 const NOTHING = { caller: 0n, percall: 0n, operator: 0n, seller: 0n };
 
 /** The transfer a settlement transaction made on chain. */
-async function transferOf(txHash: string) {
-  const client = createPublicClient({ chain: viemDevChain(chain.rpcUrl, chain.chainId), transport: http(chain.rpcUrl) });
-  const receipt = await client.getTransactionReceipt({ hash: txHash as Hex });
-  expect(receipt.status).toBe('success');
-  const [transfer] = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' });
-  return { from: getAddress(transfer!.args.from), to: getAddress(transfer!.args.to), value: transfer!.args.value };
-}
+const transferOf = (txHash: string) => chainTransfer(chain, txHash);
 
 /** The caller's ledger row (direction in) of a settlement, and the upstream rows (direction out) linked to it. */
 async function ledgerOf(callerTx: string) {

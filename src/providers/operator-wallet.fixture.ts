@@ -68,6 +68,8 @@ export function fixtureWallet(options: {
   dailySpendCap?: bigint;
   fetchMaxPrice?: bigint;
   moved?: boolean;
+  /** The chain the wallet reads, whole (instead of `moved`). */
+  chain?: Parameters<typeof createOperatorWallet>[0]['chain'];
   clock?: () => Date;
 }): OperatorWallet {
   return createOperatorWallet({
@@ -79,7 +81,7 @@ export function fixtureWallet(options: {
     sellers: new Map(Object.entries(options.sellers ?? {})),
     ledger: options.ledger ?? memoryLedger(),
     sellerFetch: options.sellerFetch ?? (() => Promise.reject(new Error('no seller fetch in this test'))),
-    ...(options.moved !== undefined ? { chain: { authorizationUsed: async () => options.moved! } } : {}),
+    ...(options.chain ? { chain: options.chain } : options.moved !== undefined ? { chain: { authorizationUsed: async () => options.moved! } } : {}),
     log: createLogger('silent'),
     clock: options.clock ?? (() => new Date('2025-06-01T12:00:00.000Z')),
   });

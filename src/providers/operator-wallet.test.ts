@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { response, stubFetch } from '../products/kit/fake-context.ts';
+import { SafeFetchError } from './safe-fetch.ts';
 import { fixtureWallet, memoryLedger, paymentRequired } from './operator-wallet.fixture.ts';
 
 const URL_ = 'https://seller.test/paid';
@@ -27,6 +28,27 @@ describe('the operator wallet', () => {
       expect(ledger.all).toMatchObject([{ state: 'released' }]);
       expect(await ledger.spent(day)).toBe(0n);
     }
+  });
+
+  it('a paid request that got no answer ends by the chain’s clock, not ours: used on chain, it is settled with the transaction that used it', async () => {
+    const ledger = memoryLedger();
+    let used = false;
+    let chainTime = 0;
+    const tx = `0x${'cd'.repeat(32)}`;
+    const wallet = fixtureWallet({
+      ledger,
+      chain: { authorizationUsed: async () => used, findTransfer: async () => ({ txHash: tx }), latestBlockTime: async () => chainTime },
+      clock: () => new Date(),
+    });
+    const fetch = stubFetch({ [URL_]: (request) => (request.headers?.['PAYMENT-SIGNATURE'] ? new SafeFetchError('timeout', 'the seller went away') : paymentRequired(URL_, '1000')) });
+    await expect(wallet.pay({ url: URL_, maxAmount: 1000n, product: 'service-gateway' }, fetch)).rejects.toThrow('the seller went away');
+    expect(ledger.all).toMatchObject([{ state: 'unknown' }]);
+    used = true;
+    chainTime = ledger.all[0]!.validBefore!; // not past it yet (by a margin): the seller could still be settling
+    expect(await wallet.resolveExpired()).toBe(0);
+    chainTime += 31;
+    expect(await wallet.resolveExpired()).toBe(1);
+    expect(ledger.all).toMatchObject([{ state: 'settled', txHash: tx }]);
   });
 
   it('never signs above the ceiling, in another asset or network, or another scheme', async () => {

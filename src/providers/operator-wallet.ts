@@ -22,8 +22,15 @@ export interface OperatorWalletOptions {
   ledger: OperatorLedger;
   /** The fetcher for allowlisted sellers (the safe fetcher, with loopback allowed: the operator listed them). */
   sellerFetch: Fetch;
-  /** Reads whether a signed authorization was used, when an upstream's answer does not say. */
-  chain?: { authorizationUsed(asset: Hex, from: Hex, nonce: Hex): Promise<boolean> };
+  /**
+   * Reads whether a signed authorization was used, when an upstream's answer does not say; with
+   * `findTransfer`, the transaction that used it, and with `latestBlockTime`, when it lapsed.
+   */
+  chain?: {
+    authorizationUsed(asset: Hex, from: Hex, nonce: Hex): Promise<boolean>;
+    findTransfer?(asset: Hex, from: Hex, nonce: Hex): Promise<{ txHash: string } | undefined>;
+    latestBlockTime?(): Promise<number>;
+  };
   log: Logger;
   /** Told of every upstream payment that moved money (the observatory counts them). */
   onPaid?(product: string, amountAtomic: bigint): void;
@@ -74,6 +81,31 @@ export function createOperatorWallet(options: OperatorWalletOptions): OperatorWa
       return await options.chain.authorizationUsed(asset as Hex, account.address, nonce as Hex);
     } catch (error) {
       log.warn({ err: describeError(error) }, 'could not read whether an upstream payment moved');
+      return undefined;
+    }
+  };
+
+  /** The transaction that used the authorization, when the chain can tell. */
+  const transactionOf = async (nonce: string | undefined): Promise<string | undefined> => {
+    if (!options.chain?.findTransfer || !nonce) return undefined;
+    try {
+      return (await options.chain.findTransfer(asset as Hex, account.address, nonce as Hex))?.txHash;
+    } catch (error) {
+      log.warn({ err: describeError(error) }, 'could not find the transaction of an upstream payment');
+      return undefined;
+    }
+  };
+
+  /**
+   * Unix seconds before which an authorization can no longer be used: the chain's clock when it
+   * tells (with a margin for a block in flight), else ours less a minute; undefined when unreadable.
+   */
+  const lapsedBefore = async (): Promise<number | undefined> => {
+    if (!options.chain?.latestBlockTime) return Math.floor(now().getTime() / 1000) - 60;
+    try {
+      return (await options.chain.latestBlockTime()) - 30;
+    } catch (error) {
+      log.warn({ err: describeError(error) }, "could not read the chain's time to end upstream payments");
       return undefined;
     }
   };
@@ -147,7 +179,7 @@ export function createOperatorWallet(options: OperatorWalletOptions): OperatorWa
       } catch (error) {
         // Sent or not, the seller may have settled: the chain says.
         const used = await moved(nonce);
-        if (used === true) await recordMoved(outbound.product, id, amount, undefined);
+        if (used === true) await recordMoved(outbound.product, id, amount, await transactionOf(nonce));
         else await ledger.unknown(id, 'the paid request got no answer');
         throw error;
       }
@@ -162,7 +194,7 @@ export function createOperatorWallet(options: OperatorWalletOptions): OperatorWa
         return { kind: 'paid', response: second, requirements: choice, settlement, ledgerId: id };
       }
       const used = await moved(nonce);
-      if (used === true) await recordMoved(outbound.product, id, amount, undefined);
+      if (used === true) await recordMoved(outbound.product, id, amount, await transactionOf(nonce));
       // A 402 again is the seller refusing the payment; any other answer may still be settled later.
       else if (used === false && second.status === 402) await ledger.release(id, `upstream refused the payment (HTTP ${second.status})`);
       else await ledger.unknown(id, `no settlement in the upstream's answer (HTTP ${second.status})`);
@@ -171,13 +203,16 @@ export function createOperatorWallet(options: OperatorWalletOptions): OperatorWa
 
     async resolveExpired(): Promise<number> {
       if (!options.chain) return 0;
-      // A minute's grace: the chain's clock, not ours, decides when an authorization lapses.
-      const rows = await ledger.expired(Math.floor(now().getTime() / 1000) - 60);
+      // Payments sent and never answered (a seller that went silent, or this process stopped before
+      // the answer came) end here, once their authorization can no longer be used: the chain says.
+      const before = await lapsedBefore();
+      if (before === undefined) return 0;
+      const rows = await ledger.expired(before);
       let resolved = 0;
       for (const row of rows) {
         const used = row.nonce ? await moved(row.nonce) : false;
         if (used === undefined) continue;
-        if (used) await recordMoved(row.product, row.id, BigInt(row.amount), row.txHash);
+        if (used) await recordMoved(row.product, row.id, BigInt(row.amount), row.txHash ?? (await transactionOf(row.nonce)));
         else await ledger.release(row.id, 'authorization expired unused');
         resolved++;
       }

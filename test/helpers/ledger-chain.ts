@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { createPublicClient, http, parseAbiItem, type Hex } from 'viem';
+import { createPublicClient, getAddress, http, parseAbiItem, parseEventLogs, type Hex } from 'viem';
 import type { DevChain } from '../../src/devchain/stack.ts';
 import { usdcBalance } from '../../src/devchain/contracts.ts';
 import type { LedgerEntry, Store } from '../../src/store/types.ts';
@@ -34,6 +34,14 @@ function isStore(source: LedgerSource): source is Store {
 
 function client(chain: Pick<DevChain, 'rpcUrl'>) {
   return createPublicClient({ transport: http(chain.rpcUrl) });
+}
+
+/** The USDC transfer a (successful) settlement transaction made on chain. */
+export async function transferOf(chain: Pick<DevChain, 'rpcUrl'>, txHash: string): Promise<{ from: string; to: string; value: bigint }> {
+  const receipt = await client(chain).getTransactionReceipt({ hash: txHash as Hex });
+  expect(receipt.status).toBe('success');
+  const [transfer] = parseEventLogs({ abi: [TRANSFER], logs: receipt.logs, eventName: 'Transfer' });
+  return { from: getAddress(transfer!.args.from), to: getAddress(transfer!.args.to), value: transfer!.args.value };
 }
 
 /** Marks the chain's head, the buyer's balance and the ledger rows that already exist. */

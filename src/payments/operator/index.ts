@@ -6,10 +6,10 @@ import type { UpstreamProvider } from '../../products/kit/types.ts';
 import { safeFetch, type FetchPolicy } from '../../providers/safe-fetch.ts';
 import type { SettlementChain } from '../settlement-chain.ts';
 import type { PaymentOffer } from '../x402-rail.ts';
-import type { OperatorSettings } from './settings.ts';
+import { gatewaySellers, type OperatorSettings } from './settings.ts';
 import { createOperatorWallet } from '../../providers/operator-wallet.ts';
 
-export { operatorSettingsFromEnv, parseSellers, type OperatorSettings } from './settings.ts';
+export { gatewaySellers, operatorSettingsFromEnv, parseSellers, SELF_SELLER, type OperatorSettings } from './settings.ts';
 
 /**
  * The operator's wallet of this instance: with a payer key (OPERATOR_PAYER_PRIVATE_KEY, or the dev
@@ -19,10 +19,12 @@ export { operatorSettingsFromEnv, parseSellers, type OperatorSettings } from './
 export function operatorWalletFor(deps: {
   key?: Hex;
   settings: OperatorSettings;
+  /** Where this instance listens: the dev gateway's own seller (see gatewaySellers). */
+  listenUrl?: string;
   offers: readonly PaymentOffer[];
   ledger: OperatorLedger;
   fetchPolicy: FetchPolicy;
-  chain?: Pick<SettlementChain, 'authorizationUsed'>;
+  chain?: Pick<SettlementChain, 'authorizationUsed' | 'findTransfer' | 'latestBlockTime'>;
   log: Logger;
   onPaid?(product: string, amountAtomic: bigint): void;
   clock?: () => Date;
@@ -37,7 +39,7 @@ export function operatorWalletFor(deps: {
     asset: offer.asset,
     dailySpendCap: deps.settings.dailySpendCap,
     fetchMaxPrice: deps.settings.fetchMaxPrice,
-    sellers: deps.settings.sellers,
+    sellers: gatewaySellers(deps.settings, deps.listenUrl),
     ledger: deps.ledger,
     sellerFetch: (url, request) => safeFetch(url, request, sellerPolicy),
     ...(deps.chain ? { chain: deps.chain } : {}),

@@ -12,7 +12,15 @@ export interface OperatorSettings {
   fetchMaxPrice: bigint;
   /** GATEWAY_SELLERS: seller id → base URL (at most five). */
   sellers: Map<string, string>;
+  /**
+   * Dev mode with GATEWAY_SELLERS unset: the gateway sells this instance's own paid routes (seller
+   * `percall`), at the address it listens on, known only once it listens (see gatewaySellers).
+   */
+  sellsItself: boolean;
 }
+
+/** The seller id of this instance itself on the dev gateway's default allowlist. */
+export const SELF_SELLER = 'percall';
 
 export const MAX_GATEWAY_SELLERS = 5;
 const SELLER_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -26,7 +34,7 @@ const Env = z.object({
   GATEWAY_SELLERS: z.string().default(''),
 });
 
-export function operatorSettingsFromEnv(env: NodeJS.ProcessEnv): OperatorSettings {
+export function operatorSettingsFromEnv(env: NodeJS.ProcessEnv, mode: 'dev' | 'production'): OperatorSettings {
   const parsed = Env.safeParse(env);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const e = parsed.data;
@@ -35,7 +43,18 @@ export function operatorSettingsFromEnv(env: NodeJS.ProcessEnv): OperatorSetting
     dailySpendCap: usdToAtomic(e.OPERATOR_DAILY_SPEND_CAP_USD),
     fetchMaxPrice: usdToAtomic(e.FETCH_X402_MAX_PRICE_USD),
     sellers: parseSellers(e.GATEWAY_SELLERS),
+    sellsItself: mode === 'dev' && env.GATEWAY_SELLERS === undefined,
   };
+}
+
+/**
+ * The gateway's allowlist of an instance listening at `listenUrl`: GATEWAY_SELLERS, or in dev mode
+ * without it this instance itself (percall is an x402 seller: the dev gateway buys its own routes
+ * with the dev operator wallet, on the dev chain). Without a listening address, none of its own.
+ */
+export function gatewaySellers(settings: OperatorSettings, listenUrl: string | undefined): Map<string, string> {
+  if (!settings.sellsItself || !listenUrl) return settings.sellers;
+  return parseSellers(`${SELF_SELLER}=${listenUrl}`);
 }
 
 /** `id=url,id=url`: ids kebab-case, URLs http(s) without query or fragment, at most five sellers. */

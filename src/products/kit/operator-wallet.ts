@@ -57,8 +57,9 @@ export interface OperatorWallet {
    */
   pay(outbound: OutboundRequest, fetch: (url: string, request?: SafeRequest) => Promise<SafeResponse>): Promise<OutboundResult>;
   /**
-   * Ends the payments whose outcome was not known (sent, no settlement in the answer) once their
-   * authorization has expired, from the chain: `settled` when it was used, else `released`.
+   * Ends the payments whose outcome was not known (sent, no settlement in the answer, or this process
+   * stopped before the answer) once their authorization has expired by the chain's clock, from the
+   * chain: `settled` with the transaction that used it, else `released`.
    */
   resolveExpired(): Promise<number>;
 }

@@ -123,7 +123,8 @@ export interface ProductContext {
  * `bazaar`: the Bazaar discovery snapshots (src/bazaar/, BAZAAR_DISCOVERY_URLS).
  * `python`: the Python sandbox (src/sandbox/: bubblewrap and Debian's python3 with numpy, pandas, requests).
  * `operator`: the operator's wallet paying upstream x402 sellers (OPERATOR_PAYER_PRIVATE_KEY; dev: a
- * funded dev-chain account); `gateway`: that wallet and the gateway's allowlist (GATEWAY_SELLERS).
+ * funded dev-chain account); `gateway`: that wallet and the gateway's allowlist (GATEWAY_SELLERS; dev:
+ * this instance itself).
  */
 export type UpstreamProvider = 'llm' | 'browser' | 'evm' | 'evm:base' | 'solana' | 'index' | 'bazaar' | 'python' | 'operator' | 'gateway' | DataKind;
 

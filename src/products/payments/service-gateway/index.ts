@@ -22,7 +22,7 @@ export const quoteFor = (upstreamAtomic: bigint): bigint => (upstreamAtomic * 11
 export const ceilingFor = (chargedAtomic: bigint): bigint => (chargedAtomic * 10n) / 11n;
 
 const input = z.object({
-  seller: z.string().min(1).max(40).describe('Id of the allowlisted upstream seller (see the operator’s GATEWAY_SELLERS)'),
+  seller: z.string().min(1).max(40).describe('Id of the allowlisted upstream seller (see the operator’s GATEWAY_SELLERS; a dev instance’s default is `percall`, itself)'),
   path: z.string().min(1).max(1000).describe("Path of the seller's resource, under the seller's base URL, e.g. /api/v1/paid/time"),
   method: z.enum(['GET', 'POST']).optional().describe('HTTP method; default POST when `input` is given, else GET'),
   input: z.record(z.string(), z.unknown()).optional().describe("Input for the seller's resource: the JSON body of a POST, the query of a GET"),
@@ -52,32 +52,33 @@ export const serviceGateway = product({
   annotations: OPEN_WORLD,
   requires: ['gateway'],
   input,
-  inputExample: { seller: 'clock', path: '/api/v1/paid/quote', method: 'GET', input: { topic: 'birds' } },
+  // Runs as is on a dev instance, whose default allowlist is the instance itself (seller `percall`).
+  inputExample: { seller: 'percall', path: '/api/v1/paid/time' },
   output,
   outputExample: {
-    "seller": "clock",
-    "url": "http://127.0.0.1:37713/api/v1/paid/quote?topic=birds",
+    "seller": "percall",
+    "url": "http://127.0.0.1:36083/api/v1/paid/time",
     "status": 200,
     "content_type": "application/json",
     "body_encoding": "json",
     "body": {
-      "quote": "The early bird pays the worm.",
-      "topic": "birds"
+      "time": "2026-11-27T02:44:38.304Z",
+      "unix": 1795747478
     },
     "price": {
-      "upstream": "0.001",
-      "charged": "0.0011",
-      "margin": "0.0001"
+      "upstream": "0.01",
+      "charged": "0.011",
+      "margin": "0.001"
     },
     "upstream_payment": {
-      "amount": "0.001",
-      "amount_atomic": "1000",
+      "amount": "0.01",
+      "amount_atomic": "10000",
       "network": "eip155:31337",
       "asset": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-      "pay_to": "0x1E0D09b3eE48F3bE8C0555a82454FB4eE883ADD2",
+      "pay_to": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
       "settlement": {
         "success": true,
-        "transaction": "0x2ae16005df994271210cc6c183a9ede0442a0c92fb0cfc97447c249d5b293767",
+        "transaction": "0x1cce99f6fa4979ff1dadb6b3d2aea5ec7cb086b3a44b1c3c9d51ed3f03c802e5",
         "network": "eip155:31337",
         "payer": "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc"
       }
@@ -88,7 +89,8 @@ export const serviceGateway = product({
     const target = resolve(operator, call);
     const answer = await unpaid(operator, target);
     if (answer.status !== 402) {
-      if (answer.status >= 500) throw new UpstreamError(`the seller answered HTTP ${answer.status}`, 502, 'seller');
+      // 501 is a seller saying it does not sell that path (percall's own unavailable products): the caller's path, not an outage.
+      if (answer.status >= 500 && answer.status !== 501) throw new UpstreamError(`the seller answered HTTP ${answer.status}`, 502, 'seller');
       throw new ProductInputError(`the seller's ${call.path} answered HTTP ${answer.status} without asking for payment: nothing to buy through the gateway`, 422, 'path');
     }
     const terms = operator.termsOf(answer);
