@@ -9,7 +9,6 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { createPublicClient, defineChain, encodeFunctionData, getAddress, verifyTypedData, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { EvmSender } from './evm-sender.ts';
-import { validByNativeRecovery, type TypedDataSignatureCheck } from './native-signature.ts';
 import { rememberValidSignatures } from './signature-memo.ts';
 import { keepAliveHttp } from './rpc-transport.ts';
 import { receiptFor, SettlementBatcher, type AuthorizationRef, type SettlementBatcherOptions } from './settlement-batcher.ts';
@@ -69,7 +68,7 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
   const sender = new EvmSender({ client: publicClient, account, chainId: options.chainId, pollingIntervalMs: pollingInterval, receiptTimeoutMs: options.receiptTimeoutMs ?? 15_000 });
   const batchOptions = options.batchSettlements === true ? {} : options.batchSettlements || undefined;
   const batcher = batchOptions ? new SettlementBatcher({ client: publicClient, sender, ...batchOptions }) : undefined;
-  const locallyValid = rememberValidSignatures(async (args: unknown) => validByNativeRecovery(args as TypedDataSignatureCheck) || verifyTypedData(args as never).catch(() => false));
+  const locallyValid = rememberValidSignatures((args: unknown) => verifyTypedData(args as never).catch(() => false));
   const getCode = codeCache(options.codeCacheMs ?? 60_000, (address) => publicClient.getCode({ address }));
 
   const signer = toFacilitatorEvmSigner({
