@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDataDir } from './service.ts';
+import { openEmbeddedStore } from '../../src/store/embedded.ts';
+import { storeTemplate, tempDataDir } from './service.ts';
 
 export interface Instance {
   url: string;
@@ -24,8 +26,10 @@ export async function freePort(): Promise<number> {
 /** Starts `percall start` as a separate process (exactly what an operator runs) and waits until it quotes. */
 export async function startInstance(env: Record<string, string>, port?: number): Promise<Instance> {
   const listenPort = port ?? (await freePort());
+  const dataDir = env.PERCALL_DATA_DIR ?? (await tempDataDir());
+  if (!env.DATABASE_URL) await seedEmbeddedStore(dataDir);
   const child = spawn(process.execPath, [join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../bin/percall.js'), 'start'], {
-    env: { ...process.env, PERCALL_DATA_DIR: await tempDataDir(), LOG_LEVEL: 'warn', ...env, PORT: String(listenPort) },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PERCALL_DATA_DIR: dataDir, PORT: String(listenPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -57,4 +61,14 @@ export async function startInstance(env: Record<string, string>, port?: number):
       await exited();
     },
   };
+}
+
+/**
+ * A fresh data directory gets its embedded database from the run's migrated template (test/global-setup.ts),
+ * as test services do: the instance then starts as on a restart, without PGlite's initdb (seconds of CPU).
+ */
+async function seedEmbeddedStore(dataDir: string): Promise<void> {
+  const template = storeTemplate();
+  if (!template || existsSync(join(dataDir, 'db', 'PG_VERSION'))) return;
+  await (await openEmbeddedStore(dataDir, { template })).close();
 }
