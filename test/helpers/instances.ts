@@ -29,7 +29,8 @@ export async function startInstance(env: Record<string, string>, port?: number):
   const dataDir = env.PERCALL_DATA_DIR ?? (await tempDataDir());
   if (!env.DATABASE_URL) await seedEmbeddedStore(dataDir);
   const child = spawn(process.execPath, [join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../bin/percall.js'), 'start'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PERCALL_DATA_DIR: dataDir, PORT: String(listenPort) },
+    // As test services: no block index, Bazaar snapshots or Python sandbox unless the test asks (each is work at start).
+    env: { ...process.env, LOG_LEVEL: 'warn', INDEX_CHAINS: 'off', BAZAAR_DISCOVERY_URLS: 'off', RUN_PYTHON: 'off', ...env, PERCALL_DATA_DIR: dataDir, PORT: String(listenPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
