@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import type { AddressInfo } from 'node:net';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
@@ -15,6 +13,7 @@ import { paymentKey } from '../src/payments/payment-key.ts';
 import { openEmbeddedStore } from '../src/store/embedded.ts';
 import { freePort, startInstance, type Instance } from './helpers/instances.ts';
 import { authorizationUsed, transferOf } from './helpers/ledger-chain.ts';
+import { serveApp } from './helpers/local-site.ts';
 import { paymentHeader, quote, signPayment } from './helpers/payments.ts';
 import { startTestChain, tempDataDir } from './helpers/service.ts';
 
@@ -79,19 +78,15 @@ async function startHoldingSeller(chain: DevChain) {
     ),
   );
   app.get('/api/v1/paid/quote', (c) => c.json({ quote: 'The early bird pays the worm.' }));
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
+  const server = await serveApp(app);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: server.url,
     settled,
     release,
-    close: () =>
-      new Promise<void>((resolve) => {
-        release();
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-      }),
+    close: () => {
+      release();
+      return server.close();
+    },
   };
 }
 

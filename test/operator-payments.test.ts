@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
@@ -14,10 +12,11 @@ import { createSIWxPayload, type CompleteSIWxInfo, type SIWxExtension } from '@x
 import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import { DEV_ROLES, usdcBalance } from '../src/devchain/contracts.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
-import { createLocalFacilitator } from '../src/payments/facilitator.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { settlementOf } from './helpers/payments.ts';
 import { payTool } from './helpers/mcp-payments.ts';
+import { startFacilitatorServer } from './helpers/facilitator-server.ts';
+import { serveApp } from './helpers/local-site.ts';
 import { startTestChain, startTestService } from './helpers/service.ts';
 import { checkSpendCap } from './helpers/operator-ledger.ts';
 import { transferOf as chainTransfer } from './helpers/ledger-chain.ts';
@@ -43,7 +42,8 @@ let failNextSettle = false;
 beforeAll(async () => {
   chain = await startTestChain();
   seller = await startSeller(chain);
-  slow = await facilitatorServer(chain, 1_600);
+  // Its own gas wallet: percall's in-process facilitator settles from the dev facilitator account.
+  slow = await startFacilitatorServer(chain, { privateKey: DEV_ROLES.spare.privateKey, supportedDelayMs: 1_600 });
   service = await startTestService({
     chain,
     // The caller's settlement can be made to fail once, after the seller was paid.
@@ -69,7 +69,7 @@ afterAll(async () => {
 
 /** A seller on loopback built with the official @x402/hono middleware; its price can be raised after a number of unpaid requests. */
 async function startSeller(chain: DevChain) {
-  const facilitator = await facilitatorServer(chain, 0);
+  const facilitator = await startFacilitatorServer(chain, { privateKey: DEV_ROLES.spare.privateKey });
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url })).register(chain.network, new ExactEvmScheme());
   let price = SELLER_PRICE;
   let raise: { after: number; to: bigint } | undefined;
@@ -102,7 +102,7 @@ async function startSeller(chain: DevChain) {
   app.get('/api/v1/paid/quote', (c) => c.json({ quote: 'The early bird pays the worm.', topic: c.req.query('topic') ?? null }));
   app.get('/api/v1/paid/fail', (c) => c.json({ error: 'broken' }, 500));
   app.get('/api/v1/paid/dear', (c) => c.json({ dear: true }));
-  const server = await listen(app);
+  const server = await serveApp(app);
   return {
     url: server.url,
     facilitatorUrl: facilitator.url,
@@ -121,40 +121,6 @@ async function startSeller(chain: DevChain) {
       await server.close();
       await facilitator.close();
     },
-  };
-}
-
-/** The official facilitator over the x402 facilitator HTTP API, answering `/supported` after `delayMs`. */
-async function facilitatorServer(chain: DevChain, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
-  // Its own gas wallet: percall's in-process facilitator settles from the dev facilitator account.
-  const facilitator = createLocalFacilitator({ rpcUrl: chain.rpcUrl, chainId: chain.chainId, network: chain.network, privateKey: DEV_ROLES.spare.privateKey });
-  const app = new Hono();
-  app.get('/supported', async (c) => {
-    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-    return c.json(await facilitator.getSupported());
-  });
-  app.post('/verify', async (c) => {
-    const { paymentPayload, paymentRequirements } = await c.req.json();
-    return c.json(await facilitator.verify(paymentPayload, paymentRequirements));
-  });
-  app.post('/settle', async (c) => {
-    const { paymentPayload, paymentRequirements } = await c.req.json();
-    return c.json(await facilitator.settle(paymentPayload, paymentRequirements));
-  });
-  return listen(app);
-}
-
-async function listen(app: Hono): Promise<{ url: string; close(): Promise<void> }> {
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-      }),
   };
 }
 

@@ -116,7 +116,7 @@ describe('production mode starting while the facilitator is down', () => {
       expect(unavailable.status).toBe(503);
       expect(unavailable.headers.get('retry-after')).toBeTruthy();
 
-      facilitator = await startFacilitatorServer(chain, port);
+      facilitator = await startFacilitatorServer(chain, { port });
       let status = 0;
       for (let i = 0; i < 60 && status !== 402; i++) {
         await new Promise((r) => setTimeout(r, 250));

@@ -1,9 +1,8 @@
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import type { AddressInfo } from 'node:net';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { DevChain } from '../../src/devchain/stack.ts';
 import { createLocalFacilitator } from '../../src/payments/facilitator.ts';
+import { serveApp } from './local-site.ts';
 
 /**
  * How the facilitator answers one request: `real()` runs the genuine verify or settle on the chain;
@@ -47,20 +46,8 @@ export async function startFaultyFacilitator(chain: DevChain, options: { private
       return answer instanceof Response ? answer : c.json(answer as object);
     });
   }
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    real,
-    faults,
-    calls,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-      }),
-  };
+  const server = await serveApp(app);
+  return { url: server.url, real, faults, calls, close: server.close };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -9,9 +9,19 @@ export async function localSite(handler: RequestListener, host = '127.0.0.1'): P
   return { url: `http://${host}:${(server.address() as AddressInfo).port}`, server, close: () => server.close() };
 }
 
-/** A fetch-style app (a provider double, a seller) served on a loopback address. */
-export async function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }): Promise<{ url: string; close(): Promise<void> }> {
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+/**
+ * A fetch-style app (a provider double, a seller, a facilitator) served on a loopback address (a free
+ * port unless given); `close` also ends kept-alive connections, so it never waits on a client.
+ */
+export async function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }, port = 0): Promise<{ url: string; close(): Promise<void> }> {
+  const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' });
   await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections(): void }).closeAllConnections();
+      }),
+  };
 }
