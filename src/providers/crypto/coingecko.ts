@@ -77,31 +77,31 @@ export class CoinGeckoPrices implements CryptoPriceProvider {
 
   constructor(private readonly client: ProviderClient) {}
 
-  async coinForSymbol(symbol: string, signal?: AbortSignal): Promise<CoinRef | undefined> {
-    const answer = await this.client.request({ path: '/search', query: { query: symbol }, cacheTtlMs: SEARCH_TTL_MS }, signal);
-    const coins = obj(answer.body).coins;
-    if (!Array.isArray(coins)) throw this.client.invalid('answered a search without a coin list');
-    const matches = coins
-      .map(obj)
-      .filter((c) => typeof c.id === 'string' && typeof c.symbol === 'string' && c.symbol.toUpperCase() === symbol.toUpperCase())
-      .map((c) => ({ id: c.id as string, symbol: (c.symbol as string).toUpperCase(), name: typeof c.name === 'string' ? c.name : (c.id as string), market_cap_rank: typeof c.market_cap_rank === 'number' ? c.market_cap_rank : null }));
-    // Many tokens copy a famous symbol; the one with the highest market cap is the one meant.
-    matches.sort((a, b) => (a.market_cap_rank ?? Infinity) - (b.market_cap_rank ?? Infinity));
-    return matches[0];
+  coinForSymbol(symbol: string, signal?: AbortSignal): Promise<CoinRef | undefined> {
+    const wanted = symbol.toUpperCase();
+    return this.search(symbol, (c) => c.symbol.toUpperCase() === wanted, signal);
   }
 
-  async coinForText(text: string, signal?: AbortSignal): Promise<CoinRef | undefined> {
-    const answer = await this.client.request({ path: '/search', query: { query: text }, cacheTtlMs: SEARCH_TTL_MS }, signal);
+  coinForText(text: string, signal?: AbortSignal): Promise<CoinRef | undefined> {
+    const wanted = text.trim().toLowerCase();
+    return this.search(text, (c) => c.id === wanted || c.name.toLowerCase() === wanted || c.symbol.toLowerCase() === wanted, signal);
+  }
+
+  /**
+   * The coin `/search` lists for `query` that `matches` (given its id, symbol and name as listed).
+   * Many tokens copy a famous symbol or name; the one with the highest market cap is the one meant.
+   */
+  private async search(query: string, matches: (coin: { id: string; symbol: string; name: string }) => boolean, signal?: AbortSignal): Promise<CoinRef | undefined> {
+    const answer = await this.client.request({ path: '/search', query: { query }, cacheTtlMs: SEARCH_TTL_MS }, signal);
     const coins = obj(answer.body).coins;
     if (!Array.isArray(coins)) throw this.client.invalid('answered a search without a coin list');
-    const wanted = text.trim().toLowerCase();
-    const matches = coins
+    const found = coins
       .map(obj)
       .filter((c) => typeof c.id === 'string' && typeof c.symbol === 'string')
-      .filter((c) => c.id === wanted || String(c.name ?? '').toLowerCase() === wanted || (c.symbol as string).toLowerCase() === wanted)
+      .filter((c) => matches({ id: c.id as string, symbol: c.symbol as string, name: String(c.name ?? '') }))
       .map((c) => ({ id: c.id as string, symbol: (c.symbol as string).toUpperCase(), name: typeof c.name === 'string' ? c.name : (c.id as string), market_cap_rank: typeof c.market_cap_rank === 'number' ? c.market_cap_rank : null }));
-    matches.sort((a, b) => (a.market_cap_rank ?? Infinity) - (b.market_cap_rank ?? Infinity));
-    return matches[0];
+    found.sort((a, b) => (a.market_cap_rank ?? Infinity) - (b.market_cap_rank ?? Infinity));
+    return found[0];
   }
 
   coin(id: string, signal?: AbortSignal): Promise<CoinDetail | undefined> {
