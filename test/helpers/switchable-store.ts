@@ -12,6 +12,9 @@ export interface StoreSwitch {
   readonly refused: number;
 }
 
+/** The Store methods that hand out a part of the store (synchronously), each part's calls guarded in turn. */
+const STORE_PARTS = new Set<string | symbol>(['channelStorage', 'bazaarSnapshots', 'settlementVerifications', 'toolUsage', 'operatorLedger'] satisfies (keyof Store)[]);
+
 /**
  * Takes the database away and brings it back, for a store without a socket to cut (the embedded
  * one): while down every method rejects with StoreUnavailableError, and `healthy` turns false after
@@ -41,8 +44,8 @@ export function storeSwitch(): StoreSwitch {
         if (prop === 'healthy') return !failed && (t as { healthy?: boolean }).healthy;
         const value = Reflect.get(t, prop, t) as unknown;
         if (typeof value !== 'function') return value;
-        // The channel storage and bazaar snapshots are made once; their calls go to the same database.
-        if (prop === 'channelStorage' || prop === 'bazaarSnapshots' || prop === 'settlementVerifications' || prop === 'operatorLedger') return () => switched((value as () => object).call(t), () => false);
+        // The store's parts (Store's synchronous getters) are made once; their calls go to the same database.
+        if (STORE_PARTS.has(prop)) return () => switched((value as () => object).call(t), () => false);
         // Closing at shutdown is the test's own business, never refused.
         if (passThrough(prop)) return value.bind(t);
         return guarded(t, value as (...a: unknown[]) => Promise<unknown>);
