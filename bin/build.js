@@ -14,7 +14,8 @@ const KEEP_BUILDS = 3;
 
 /** Newest modification time of the files a build is made from. */
 function newestSource() {
-  let newest = statSync(join(root, 'package.json')).mtimeMs;
+  // This file counts as a source too: a change to how the bundle is made rebuilds it.
+  let newest = Math.max(statSync(join(root, 'package.json')).mtimeMs, statSync(fileURLToPath(import.meta.url)).mtimeMs);
   for (const entry of readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const mtime = statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs;
@@ -51,6 +52,7 @@ export async function ensureBuilt() {
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'error',
+    plugins: [viemChainsInBundle],
     // esbuild's service process would otherwise live as long as the service (about 50 MB).
   }).finally(() => stop());
   mkdirSync(dist, { recursive: true });
@@ -60,6 +62,18 @@ export async function ensureBuilt() {
   removeOldBuilds(dir);
   return join(dist, dir, 'main.js');
 }
+
+/**
+ * `viem/chains` is one index of ~700 chain definitions, which Node cannot tree-shake when it loads the
+ * package at run time (about 12 MB of idle memory for the five chains src/providers/chains.ts names).
+ * Bundled, it keeps only those five, still viem's own definitions; viem's other entries stay external.
+ */
+const viemChainsInBundle = {
+  name: 'viem-chains-in-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^viem\/chains$/ }, () => ({ path: join(root, 'node_modules', 'viem', '_esm', 'chains', 'index.js') }));
+  },
+};
 
 function removeOldBuilds(keep) {
   const builds = readdirSync(dist)

@@ -13,7 +13,7 @@ import { INFERENCE_MODELS } from './catalogue/models.ts';
 import type { AvailableProduct, Product } from './catalogue/types.ts';
 import type { Hex } from 'viem';
 import { USDC_DECIMALS, usdToAtomic } from './money.ts';
-import { MppRail } from './payments/mpp/index.ts';
+import type { MppRail } from './payments/mpp/index.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryContext } from './discovery/context.ts';
 import { boundedBodies, largerBodies } from './http/body-limit.ts';
@@ -310,6 +310,8 @@ function chainUpstreams(chains: ChainProviders | undefined): UpstreamProvider[] 
 async function createMppRail(options: PercallOptions, store: Store, baseUrl: string): Promise<{ mpp?: MppRail; mppAccepts(product: AvailableProduct): boolean }> {
   const evm = options.offers.find((o) => o.family === 'evm');
   if (!options.mppSecretKey || !evm || !evm.assetName || !evm.assetVersion) return { mppAccepts: () => false };
+  // Loaded only when configured: mppx is about 6 MB an instance without MPP does not need (README, "Memory").
+  const { MppRail } = await import('./payments/mpp/index.ts');
   const mpp = await MppRail.create({
     secretKey: options.mppSecretKey,
     realm: options.config.mpp.realm ?? new URL(baseUrl).host,

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { usdToAtomic } from './money.ts';
-import { tempoConfigFromEnv, type TempoRailConfig } from './payments/mpp/index.ts';
+import { tempoConfigFromEnv, type TempoRailConfig } from './payments/mpp/tempo-config.ts';
 import { policyFromEnv, type FetchPolicy } from './providers/safe-fetch.ts';
 import { parseRateLimits, type RateLimits } from './http/rate-limit.ts';
 import { HOST_ENTRY } from './http/host-guard.ts';

@@ -3,21 +3,18 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { Network } from '@x402/core/types';
-import { getBase58Encoder } from '@solana/kit';
 import type { Hex } from 'viem';
 import type { SolanaDevChain, SolanaDevInfo } from './devchain/solana.ts';
-import { createLocalSvmFacilitator } from './payments/svm-facilitator.ts';
 import { createPercall, type Percall } from './app.ts';
 import type { Product } from './catalogue/types.ts';
 import { BASE_MAINNET, type Config } from './config.ts';
-import { devStatePath, startDevChain, type DevChain, type DevInfo } from './devchain/stack.ts';
-import { DEV_ROLES } from './devchain/contracts.ts';
+import type { DevChain, DevInfo } from './devchain/stack.ts';
 import { describeError, type Logger } from './log.ts';
 import { createLocalFacilitator, createRemoteFacilitator } from './payments/facilitator.ts';
 import type { PaymentOffer } from './payments/x402-rail.ts';
 import { listen } from './server.ts';
 import { evmSettlementChain } from './payments/settlement-chain.ts';
-import { solanaSettlementChain } from './payments/solana-settlement-chain.ts';
+import type { SolanaSettlementChain } from './payments/solana-settlement-chain.ts';
 import type { Store } from './store/types.ts';
 import { startIndex } from './index/start.ts';
 import type { IndexService } from './index/service.ts';
@@ -97,6 +94,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
     });
     if (config.mode === 'dev') {
       if (!devChain) {
+        // The dev chain's code and contract artifacts are loaded in dev mode only (README, "Memory").
+        const { devStatePath, startDevChain } = await import('./devchain/stack.ts');
         devChain = await startDevChain({
           log,
           rpcUrl: config.devRpcUrl,
@@ -123,6 +122,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       solanaChain = options.solanaDevChain ?? (config.solana.dev && !config.devRpcUrl ? await (await import('./devchain/solana.ts')).startSolanaDevChain({ log }) : undefined);
       if (solanaChain && !options.solanaDevChain) cleanups.push(solanaChain.stop);
       if (solanaChain) {
+        const { createLocalSvmFacilitator } = await import('./payments/svm-facilitator.ts');
         facilitators.push(await createLocalSvmFacilitator({ rpcUrl: solanaChain.rpcUrl, network: solanaChain.network, feePayerSecretKey: solanaChain.feePayer.secretKey }));
         offers.push(solanaOffer(solanaChain.network, solanaChain.mint, solanaChain.payTo));
       }
@@ -142,6 +142,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
           }),
         );
         if (config.solana.payTo && config.solana.rpcUrl && config.solana.feePayerKey) {
+          // Solana's libraries are loaded only where Solana is configured (README, "Memory").
+          const [{ getBase58Encoder }, { createLocalSvmFacilitator }] = await Promise.all([import('@solana/kit'), import('./payments/svm-facilitator.ts')]);
           const feePayerSecretKey = getBase58Encoder().encode(config.solana.feePayerKey) as Uint8Array;
           facilitators.push(await createLocalSvmFacilitator({ rpcUrl: config.solana.rpcUrl, network: config.solana.network, feePayerSecretKey }));
         }
@@ -168,7 +170,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     const settlementChain = rpcUrl ? evmSettlementChain(rpcUrl) : undefined;
     const solanaRpcUrl = solanaChain?.rpcUrl ?? config.solana.rpcUrl;
     const solanaNetwork = solanaChain?.network ?? config.solana.network;
-    const solanaReader = solanaRpcUrl ? solanaSettlementChain(solanaRpcUrl) : undefined;
+    const solanaReader: SolanaSettlementChain | undefined = solanaRpcUrl ? (await import('./payments/solana-settlement-chain.ts')).solanaSettlementChain(solanaRpcUrl) : undefined;
     const chainSet = chainSettings(config, devChain, solanaChain, log);
     const chains = createChainProviders(chainSet);
     // The block index (INDEX_CHAINS; dev: the local chain from genesis) in its own process, started in the background.
@@ -177,6 +179,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     if (config.mode === 'production') void checkChainIds(chains, log);
     const listener = await listen(config.port, config.host);
     const baseUrl = config.publicBaseUrl ?? listener.url;
+    const devRoles = devChain ? (await import('./devchain/contracts.ts')).DEV_ROLES : undefined;
     const percall = await createPercall({
       chains,
       ...(index ? { index } : {}),
@@ -190,8 +193,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       listenUrl: listener.url,
       chainFor: (network) => (network === offer.network ? settlementChain : network === solanaNetwork ? solanaReader : undefined),
       mppSecretKey: config.mpp.secretKey ?? (config.mode === 'dev' ? await devMppSecret(config.dataDir) : undefined),
-      batchAuthorizerKey: config.batch.authorizerKey ?? (devChain ? DEV_ROLES.batchAuthorizer.privateKey : undefined),
-      operatorPayerKey: config.operator.payerKey ?? (devChain ? DEV_ROLES.operatorPayer.privateKey : undefined),
+      batchAuthorizerKey: config.batch.authorizerKey ?? devRoles?.batchAuthorizer.privateKey,
+      operatorPayerKey: config.operator.payerKey ?? devRoles?.operatorPayer.privateKey,
       clock: options.clock,
     });
     cleanups.push(() => percall.stop());

@@ -96,7 +96,7 @@ async function handler(request: Request): Promise<Response> {
   }
   return new Response(JSON.stringify(output), {
     status: 200,
-    headers: { 'Content-Type': 'application/json', ...receiptHeaders(settlement) },
+    headers: { 'Content-Type': 'application/json', ...(await receiptHeaders(settlement)) },
   });
 }
 
@@ -364,12 +364,17 @@ describe('MPP rail: the verified credential is an x402 exact payment', () => {
     expect(kinds[2]!.detail).toMatch(/insufficient_funds/);
   });
 
-  it('merges private into an existing Cache-Control', () => {
+  it('recognises a Payment credential exactly as mppx does', () => {
+    const headers = ['Payment abc', 'payment  abc', 'Bearer x, Payment abc', 'Bearer x,Payment abc', 'Payment', 'Paymentabc', 'Bearer Payment abc', ' Payment\tabc', 'Basic Zm9v', ''];
+    for (const header of headers) expect(hasPaymentCredential(header), header).toBe(Credential.extractPaymentScheme(header) !== null);
+  });
+
+  it('merges private into an existing Cache-Control', async () => {
     const settlement = { success: true, transaction: `0x${'ab'.repeat(32)}`, network: chain.network } as const;
-    expect(receiptHeaders(settlement)['Cache-Control']).toBe('private');
-    expect(receiptHeaders(settlement, 'public, max-age=60')['Cache-Control']).toBe('max-age=60, private');
-    expect(receiptHeaders(settlement, 'no-store')['Cache-Control']).toBe('no-store, private');
-    const receipt = Receipt.deserialize(receiptHeader(settlement, new Date('2026-01-02T03:04:05.000Z')));
+    expect((await receiptHeaders(settlement))['Cache-Control']).toBe('private');
+    expect((await receiptHeaders(settlement, 'public, max-age=60'))['Cache-Control']).toBe('max-age=60, private');
+    expect((await receiptHeaders(settlement, 'no-store'))['Cache-Control']).toBe('no-store, private');
+    const receipt = Receipt.deserialize(await receiptHeader(settlement, new Date('2026-01-02T03:04:05.000Z')));
     expect(receipt).toEqual({ method: 'evm', reference: settlement.transaction, status: 'success', timestamp: '2026-01-02T03:04:05.000Z' });
   });
 });

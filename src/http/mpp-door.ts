@@ -28,7 +28,7 @@ export async function mppChallengeHeaders(product: AvailableProduct, mpp: MppRai
 }
 
 /** Headers of an MPP-paid answer: `Payment-Receipt` and `Cache-Control: private`. */
-export function mppReceiptHeaders(settlement: SettleResponse | Receipt.Receipt): Record<string, string> {
+export function mppReceiptHeaders(settlement: SettleResponse | Receipt.Receipt): Promise<Record<string, string>> {
   return receiptHeaders(settlement, 'no-store');
 }
 

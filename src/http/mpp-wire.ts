@@ -1,15 +1,19 @@
 import type { SettleResponse } from '@x402/core/types';
-import { Credential, Receipt } from 'mppx';
+import type { Receipt } from 'mppx';
 import type { MppProblem } from '../payments/mpp/problems.ts';
 
 /** The MPP wire format of the HTTP door: credentials, problem responses, receipts (paymentauth.org). */
+
+/** mppx, loaded by the first receipt: an instance without the MPP rail never loads it (README, "Memory"). */
+const mppx = () => import('mppx');
 
 export const PAYMENT_RECEIPT_HEADER = 'Payment-Receipt';
 export const WWW_AUTHENTICATE_HEADER = 'WWW-Authenticate';
 
 /** True when an `Authorization` value carries a `Payment` credential (route it to MPP). */
 export function hasPaymentCredential(authorization: string | null | undefined): boolean {
-  return !!authorization && Credential.extractPaymentScheme(authorization) !== null;
+  // As mppx's Credential.extractPaymentScheme reads it: one of the comma-separated parts starts with `Payment `.
+  return !!authorization && authorization.split(',').some((part) => /^Payment\s+/i.test(part.trim()));
 }
 
 /** The RFC 9457 body (as mppx writes it) for a problem. */
@@ -38,17 +42,19 @@ function withPrivate(value: string | null | undefined): string {
 }
 
 /** mppx's Receipt for a settlement (evm: the x402 facilitator's transaction hash). */
-export function receiptOf(settlement: SettleResponse | Receipt.Receipt, timestamp: Date = new Date()): Receipt.Receipt {
+export async function receiptOf(settlement: SettleResponse | Receipt.Receipt, timestamp: Date = new Date()): Promise<Receipt.Receipt> {
+  const { Receipt } = await mppx();
   if ('reference' in settlement) return Receipt.from(settlement);
   return Receipt.from({ method: 'evm', reference: settlement.transaction, status: 'success', timestamp: timestamp.toISOString() });
 }
 
 /** The `Payment-Receipt` header value. */
-export function receiptHeader(settlement: SettleResponse | Receipt.Receipt, timestamp?: Date): string {
-  return Receipt.serialize(receiptOf(settlement, timestamp));
+export async function receiptHeader(settlement: SettleResponse | Receipt.Receipt, timestamp?: Date): Promise<string> {
+  const [{ Receipt }, receipt] = await Promise.all([mppx(), receiptOf(settlement, timestamp)]);
+  return Receipt.serialize(receipt);
 }
 
 /** Headers of a paid response: the receipt and `Cache-Control: private` (merged into an existing value). */
-export function receiptHeaders(settlement: SettleResponse | Receipt.Receipt, cacheControl?: string | null): Record<string, string> {
-  return { [PAYMENT_RECEIPT_HEADER]: receiptHeader(settlement), 'Cache-Control': withPrivate(cacheControl) };
+export async function receiptHeaders(settlement: SettleResponse | Receipt.Receipt, cacheControl?: string | null): Promise<Record<string, string>> {
+  return { [PAYMENT_RECEIPT_HEADER]: await receiptHeader(settlement), 'Cache-Control': withPrivate(cacheControl) };
 }

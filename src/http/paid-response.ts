@@ -44,7 +44,7 @@ export async function httpAnswer(c: Context, result: CheckoutResult, deps: HttpA
       if (paymentKey !== undefined) watchDelivery(c, deliveryReport(deps.gate, paymentKey));
       const receipt =
         result.rail === 'mpp'
-          ? mppReceiptHeaders(result.receipt ?? result.settlement)
+          ? await mppReceiptHeaders(result.receipt ?? result.settlement)
           : { 'cache-control': 'private, no-store', 'payment-response': encodePaymentResponseHeader(result.settlement) };
       return paidResponse(result.output, receipt);
     }

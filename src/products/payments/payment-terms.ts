@@ -5,7 +5,7 @@
  * (`WWW-Authenticate: Payment`, parsed by mppx), each checked.
  */
 import type { z } from 'zod';
-import { Challenge } from 'mppx';
+import type { Challenge } from 'mppx';
 import { isAddress } from 'viem';
 import { isAddress as isSolanaAddress } from '@solana/kit';
 import { fetchFailure, type ProductContext } from '../kit/index.ts';
@@ -30,9 +30,11 @@ const DIGEST = /^sha-(256|512)=:[A-Za-z0-9+/]+={0,2}:$/;
 export type MppChallengeCheck = z.infer<typeof mppChallengeSchema>;
 
 /** Every `Payment` challenge of the answer, checked against the MPP spec; `[]` when it has none. */
-export function mppChallenges(response: SafeResponse, now: Date): MppChallengeCheck[] {
+export async function mppChallenges(response: SafeResponse, now: Date): Promise<MppChallengeCheck[]> {
   const header = response.headers['www-authenticate'] ?? '';
   if (!/(^|,)\s*Payment\s/i.test(header)) return [];
+  // Loaded by the first answer that has a challenge: mppx is about 6 MB (README, "Memory").
+  const { Challenge } = await import('mppx');
   let parsed: Challenge.Challenge[];
   try {
     parsed = Challenge.deserializeList(header) as Challenge.Challenge[];

@@ -132,7 +132,7 @@ export const b402Preflight = product({
     const verdict = judgeChallenge(response);
     const required = verdict.x402_version === null ? [] : rawAccepts(response);
     const options = await Promise.all(verdict.accepts.map((a, i) => checkOption(a, required[i], input.payer, ctx)));
-    const mpp = mppChallenges(response, ctx.now);
+    const mpp = await mppChallenges(response, ctx.now);
     const errors = verdict.findings.filter((f) => f.severity === 'error' && f.check !== 'bazaar');
     const structural = errors.filter((f) => !f.check.startsWith('accepts.'));
     const passing = structural.length === 0 ? options.find((o) => o.ok) : undefined;

@@ -106,7 +106,7 @@ export const mppAdmissionGate = product({
     const response = await probeUnpaid(input.resource_url, 'GET', ctx, 'resource_url');
     const payer = payerKind(input.payer);
     const max = input.max_amount === undefined ? undefined : usdToAtomic(input.max_amount);
-    const challenges = mppChallenges(response, ctx.now);
+    const challenges = await mppChallenges(response, ctx.now);
     const reasons: string[] = [];
     const admits = (c: MppChallengeCheck): boolean => {
       const why = [...c.problems];

@@ -16,7 +16,7 @@
 import { decodeEventLog, decodeFunctionData, getAddress, parseAbi, type Hex } from 'viem';
 import { BATCH_SETTLEMENT_ADDRESS, x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { computeChannelId } from '@x402/evm/batch-settlement/client';
-import { X402BatchSettlement } from '../../../devchain/artifacts/index.ts';
+import type { X402BatchSettlement } from '../../../devchain/artifacts/index.ts';
 
 export type Mechanism = 'eip3009' | 'permit2-witness' | 'batch-settlement-claim' | 'spl-transfer';
 
@@ -53,11 +53,13 @@ const EVENTS = parseAbi([
   'event Settled()',
   'event SettledWithPermit()',
 ]);
-const BATCH_ABI = X402BatchSettlement.abi;
+type BatchAbi = (typeof X402BatchSettlement)['abi'];
+/** The channel contract's interface, from our build of it (same ABI as the canonical one), loaded by the first claim read: the artifacts hold every dev contract's bytecode. */
+const batchAbi = async (): Promise<BatchAbi> => (await import('../../../devchain/artifacts/index.ts')).X402BatchSettlement.abi;
 const same = (a: string | null | undefined, b: string) => a?.toLowerCase() === b.toLowerCase();
 const PERMIT2_PROXIES = [x402UptoPermit2ProxyAddress, x402ExactPermit2ProxyAddress];
 
-function decoded(abi: typeof EVENTS | typeof BATCH_ABI, log: RawLog): { eventName: string; args: Record<string, unknown> } | undefined {
+function decoded(abi: typeof EVENTS | BatchAbi, log: RawLog): { eventName: string; args: Record<string, unknown> } | undefined {
   try {
     return decodeEventLog({ abi, topics: log.topics as [Hex, ...Hex[]], data: log.data as Hex, strict: true }) as unknown as { eventName: string; args: Record<string, unknown> };
   } catch {
@@ -91,7 +93,9 @@ export async function classifyEvm(tx: MinedEvmTransaction, usdc: string, chainId
     return { mechanism: 'permit2-witness', legs };
   }
 
-  const claims = tx.logs.filter((l) => same(l.address, BATCH_SETTLEMENT_ADDRESS)).map((l) => decoded(BATCH_ABI, l)).filter((e) => e?.eventName === 'Claimed');
+  const channelLogs = tx.logs.filter((l) => same(l.address, BATCH_SETTLEMENT_ADDRESS));
+  const abi = channelLogs.length > 0 ? await batchAbi() : undefined;
+  const claims = abi ? channelLogs.map((l) => decoded(abi, l)).filter((e) => e?.eventName === 'Claimed') : [];
   if (claims.length > 0) return batchClaim(tx, claims as { args: Record<string, unknown> }[], usdc, chainId);
 
   if (transfers.length > 0) {
@@ -110,7 +114,7 @@ async function batchClaim(tx: MinedEvmTransaction, claims: { args: Record<string
   if (!same(tx.to, BATCH_SETTLEMENT_ADDRESS)) return { mechanism: null, reason: 'batch-settlement claims made through another contract: the channels cannot be read from the calldata' };
   let configs: ChannelConfig[];
   try {
-    const call = decodeFunctionData({ abi: BATCH_ABI, data: await tx.input() });
+    const call = decodeFunctionData({ abi: await batchAbi(), data: await tx.input() });
     if (call.functionName !== 'claim' && call.functionName !== 'claimWithSignature') return { mechanism: null, reason: `a batch-settlement ${call.functionName} call, not a claim` };
     configs = (call.args[0] as unknown as { voucher: { channel: ChannelConfig } }[]).map((c) => c.voucher.channel);
   } catch {
