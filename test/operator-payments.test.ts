@@ -13,7 +13,7 @@ import { createPayingFetch } from '../src/client/paying-fetch.ts';
 import { DEV_ROLES, usdcBalance } from '../src/devchain/contracts.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
-import { settlementOf } from './helpers/payments.ts';
+import { payAndHangUp, paymentHeader, quote, settlementOf, signPayment, untilOwed } from './helpers/payments.ts';
 import { payTool } from './helpers/mcp-payments.ts';
 import { startFacilitatorServer } from './helpers/facilitator-server.ts';
 import { serveApp } from './helpers/local-site.ts';
@@ -226,6 +226,30 @@ describe('service_gateway', () => {
     }
   });
 
+  it('a paid result that never reached its caller is redeemed with the same payment at the price it was paid at, the seller neither asked again nor paid again', async () => {
+    const url = new URL(route('service-gateway'));
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seller: 'clock', path: '/api/v1/paid/quote', input: { topic: 'owed' }, method: 'GET' }) };
+    const payload = await signPayment(chain.buyer.privateKey, await quote(url.toString(), init));
+    const before = await money();
+    await payAndHangUp(url, payload, init);
+    await untilOwed(service.percall.store, payload);
+    // The seller's price is now another: a fresh quote would differ from the one paid.
+    seller.raiseAfter(0, 3n * SELLER_PRICE);
+    try {
+      const unpaid = seller.unpaid;
+      const redeemed = await fetch(url, { ...init, headers: { ...init.headers, ...paymentHeader(payload) } });
+      expect(redeemed.status).toBe(200);
+      expect(await redeemed.json()).toMatchObject({ body: { topic: 'owed' }, price: { charged: '0.0011' } });
+      expect(seller.unpaid).toBe(unpaid);
+      expect(await moved(before)).toEqual({ caller: -GATEWAY_PRICE, percall: GATEWAY_PRICE, operator: -SELLER_PRICE, seller: SELLER_PRICE });
+      const again = await fetch(url, { ...init, headers: { ...init.headers, ...paymentHeader(payload) } });
+      expect(again.status).toBe(402);
+      expect(((await again.json()) as { error: string }).error).toBe('payment_already_used');
+    } finally {
+      seller.reset();
+    }
+  });
+
   it('the daily spend cap refuses a payment that would pass it (503), nothing signed, nothing charged', async () => {
     const before = await money();
     const response = await post('service-gateway', { seller: 'clock', path: '/api/v1/paid/dear' });
@@ -312,14 +336,14 @@ describe('observatory', () => {
     await service.percall.telemetry.flush();
     const report = (await (await fetch(`${service.url}/observatory/report.json`)).json()) as { operator_payments: { products: { product: string }[] } };
     const gateway = report.operator_payments.products.find((p) => p.product === 'service-gateway');
-    // Two paid gateway calls (HTTP, MCP) and the one whose caller settlement failed (the operator's loss);
-    // the failed seller and the refusals moved nothing.
-    expect(gateway).toEqual({ product: 'service-gateway', upstream_payments: 3, upstream_spend_usdc: 0.003, revenue_usdc: 0.0022, margin_usdc: -0.0008 });
+    // Three paid gateway calls (HTTP, MCP, the one redeemed after its caller hung up) and the one whose
+    // caller settlement failed (the operator's loss); the failed seller and the refusals moved nothing.
+    expect(gateway).toEqual({ product: 'service-gateway', upstream_payments: 4, upstream_spend_usdc: 0.004, revenue_usdc: 0.0033, margin_usdc: -0.0007 });
     // One paid fetch and one free one: the free one is the operator's cost, so it counts in the spend.
     expect(report.operator_payments.products.find((p) => p.product === 'fetch-x402-content')).toEqual({ product: 'fetch-x402-content', upstream_payments: 2, upstream_spend_usdc: 0.002, revenue_usdc: 0.04, margin_usdc: 0.038 });
     const metrics = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
-    expect(metrics).toContain('percall_upstream_payments{product="service-gateway"} 3');
-    expect(metrics).toContain('percall_upstream_spend_usdc{product="service-gateway"} 0.003');
-    expect(metrics).toMatch(/percall_operator_margin_usdc\{product="service-gateway"\} -0\.0008/);
+    expect(metrics).toContain('percall_upstream_payments{product="service-gateway"} 4');
+    expect(metrics).toContain('percall_upstream_spend_usdc{product="service-gateway"} 0.004');
+    expect(metrics).toMatch(/percall_operator_margin_usdc\{product="service-gateway"\} -0\.0007/);
   });
 });

@@ -5,12 +5,9 @@ import { runPayCommand } from '../src/client/pay-command.ts';
 import type { DevChain } from '../src/devchain/stack.ts';
 import type { RunningService } from '../src/runtime.ts';
 import { balances, startTestChain, startTestService, tempDataDir } from './helpers/service.ts';
-import { paymentHeader, quote, settlementOf, signPayment, tamper } from './helpers/payments.ts';
+import { payAndHangUp, paymentHeader, quote, settlementOf, signPayment, tamper, untilOwed } from './helpers/payments.ts';
 import { TEST_PRODUCTS } from './helpers/products.ts';
-import { connect } from 'node:net';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
-import { paymentKey } from '../src/payments/payment-key.ts';
-import type { PaymentPayload } from '@x402/core/types';
 
 let chain: DevChain;
 let service: RunningService & { dataDir: string };
@@ -165,41 +162,13 @@ describe('replay guard: one signed payment buys exactly one response', () => {
   });
 });
 
-/** Sends one paid GET over a raw socket and hangs up as soon as the request is written, reading nothing. */
-function payAndHangUp(url: URL, payload: PaymentPayload): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => {
-      const request = `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${Object.entries(paymentHeader(payload)).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
-      socket.write(request, () => {
-        socket.destroy();
-        resolve();
-      });
-    });
-    socket.on('error', reject);
-  });
-}
-
-/** Waits (bounded, polling the store) until a settled payment is marked undelivered. */
-async function untilOwed(payload: PaymentPayload): Promise<void> {
-  const key = paymentKey(payload);
-  for (let i = 0; i < 200; i++) {
-    // For an existing key, reservePayment only reads its state.
-    if ((await service.percall.store.paymentState(key)) === 'settled') {
-      const state = await service.percall.store.reservePayment({ key, product: 'echo', surface: 'http', network: '', scheme: '', asset: '', payTo: '', amount: '0', owner: 'test' });
-      if (!state.reserved && !state.delivered) return;
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('the payment was never marked undelivered');
-}
-
 describe('delivery is part of the payment', () => {
   it('a payer who pays and hangs up is charged once and collects the very same result with the same payment, once', async () => {
     const url = new URL(`${service.url}/api/v1/paid/echo?dropped=yes`);
     const payload = await signPayment(chain.buyer.privateKey, await quote(url.toString()));
     const before = await balances(chain);
     await payAndHangUp(url, payload);
-    await untilOwed(payload);
+    await untilOwed(service.percall.store, payload);
     const redeemStarted = Date.now();
     const redeemed = await fetch(url, { headers: paymentHeader(payload) });
     expect(redeemed.status).toBe(200);

@@ -7,7 +7,9 @@ import type { Logger } from '../log.ts';
 import type { FreeTierDoor } from '../payments/free-tier.ts';
 import { endpointKey, type GateResult, type PaymentGate } from '../payments/gate.ts';
 import type { MppRail } from '../payments/mpp/index.ts';
+import { paymentKey } from '../payments/payment-key.ts';
 import { encodeQuote, type X402Rail } from '../payments/x402-rail.ts';
+import { atomicToUsd } from '../money.ts';
 import type { Store } from '../store/types.ts';
 import type { Telemetry } from '../telemetry/counters.ts';
 import { parseJsonBody, validate, type InputResult } from './input.ts';
@@ -26,7 +28,7 @@ export interface CheckoutDeps {
   catalogue: Pick<Catalogue, 'products' | 'byToolName'>;
   rail: Pick<X402Rail, 'ready' | 'paymentRequired' | 'encodedPaymentRequired'> & Partial<Pick<X402Rail, 'prepare'>>;
   gate: Pick<PaymentGate, 'execute' | 'executeExternal' | 'claimIdempotency' | 'finishIdempotency'>;
-  store: Pick<Store, 'healthy'>;
+  store: Pick<Store, 'healthy' | 'paymentState'>;
   freeTier: Pick<FreeTierDoor, 'serve' | 'challenge'>;
   proofs: Pick<ProofVerifier, 'check' | 'proofRequest' | 'whileHeld'>;
   limits: ClientLimits;
@@ -223,19 +225,40 @@ export class Checkout {
       const refusal = await this.deps.precheck(product, read.input.value);
       if (refusal) return { ...read, refusal };
     }
-    if (product.dynamicPrice && this.deps.dynamicPrice) return { ...read, ...(await this.priced(product, read.input.value)) };
+    if (product.dynamicPrice && this.deps.dynamicPrice) return { ...read, ...(await this.priced(product, read.input.value, request.payment)) };
     return read;
   }
 
-  /** The product at its dynamic price for this input, quoted by the rail; or the refusal or failure that stands instead. */
-  private async priced(product: AvailableProduct, input: unknown): Promise<Pick<ReadInput, 'priced' | 'refusal' | 'failure'>> {
+  /**
+   * The product at its dynamic price for this input, quoted by the rail; or the refusal or failure that
+   * stands instead. A payment already settled (or settling with its outcome unknown) keeps the price it
+   * was made at: its result stays redeemable whatever the price is now, or whether it can be found at all.
+   */
+  private async priced(product: AvailableProduct, input: unknown, payment: PresentedPayment): Promise<Pick<ReadInput, 'priced' | 'refusal' | 'failure'>> {
     try {
-      const priced = pricedAt(product, await this.deps.dynamicPrice!(product, input));
+      const priced = pricedAt(product, (await this.pricePaid(payment)) ?? (await this.deps.dynamicPrice!(product, input)));
       await this.deps.rail.prepare?.(priced);
       return { priced };
     } catch (error) {
       return error instanceof ProductInputError ? { refusal: error } : { failure: error };
     }
+  }
+
+  /**
+   * The price an x402 payment this service already holds was made at (its signed terms), when it is
+   * settled or pending: it can then only be redeemed, never charged again (see PaymentGate.alreadyReserved).
+   */
+  private async pricePaid(payment: PresentedPayment): Promise<string | undefined> {
+    const x402 = payment.x402;
+    if (!x402 || 'malformed' in x402 || !/^\d{1,30}$/.test(x402.payload.accepted?.amount ?? '')) return undefined;
+    let key: string;
+    try {
+      key = paymentKey(x402.payload);
+    } catch {
+      return undefined; // not a payment this service could have taken: priced as any new one
+    }
+    const state = await this.deps.store.paymentState(key).catch(() => undefined);
+    return state === 'settled' || state === 'pending' ? atomicToUsd(x402.payload.accepted.amount) : undefined;
   }
 
   /** The request's input: parsed (a route's query or body), then validated against the product's schema. */

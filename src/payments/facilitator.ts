@@ -6,10 +6,9 @@ import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
-import { createPublicClient, defineChain, encodeFunctionData, getAddress, verifyTypedData, type Hex } from 'viem';
+import { createPublicClient, defineChain, encodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { EvmSender } from './evm-sender.ts';
-import { rememberValidSignatures } from './signature-memo.ts';
 import { keepAliveHttp } from './rpc-transport.ts';
 import { receiptFor, SettlementBatcher, type AuthorizationRef, type SettlementBatcherOptions } from './settlement-batcher.ts';
 
@@ -68,14 +67,13 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Facili
   const sender = new EvmSender({ client: publicClient, account, chainId: options.chainId, pollingIntervalMs: pollingInterval, receiptTimeoutMs: options.receiptTimeoutMs ?? 15_000 });
   const batchOptions = options.batchSettlements === true ? {} : options.batchSettlements || undefined;
   const batcher = batchOptions ? new SettlementBatcher({ client: publicClient, sender, ...batchOptions }) : undefined;
-  const locallyValid = rememberValidSignatures((args: unknown) => verifyTypedData(args as never).catch(() => false));
   const getCode = codeCache(options.codeCacheMs ?? 60_000, (address) => publicClient.getCode({ address }));
 
   const signer = toFacilitatorEvmSigner({
     address: account.address,
     readContract: (args) => publicClient.readContract({ ...args, args: args.args ?? [] } as never),
-    // A plain ECDSA signature is checked locally; only contract wallets (ERC-1271/6492) need the chain.
-    verifyTypedData: async (args) => (await locallyValid(args)) || publicClient.verifyTypedData(args as never),
+    // Required by the signer type; the SDK's schemes check signatures themselves (verifyTypedDataSignature).
+    verifyTypedData: (args) => publicClient.verifyTypedData(args as never),
     async writeContract(args) {
       const data = withSuffix(encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args } as never), args.dataSuffix);
       const batched = batchedSettlement.getStore();

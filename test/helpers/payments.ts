@@ -5,7 +5,10 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { authorizationTypes, toClientEvmSigner } from '@x402/evm';
 import { getAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { connect } from 'node:net';
 import { createPayingFetch } from '../../src/client/paying-fetch.ts';
+import { paymentKey } from '../../src/payments/payment-key.ts';
+import type { Store } from '../../src/store/types.ts';
 
 /** The 402 quote of a route, read from its PAYMENT-REQUIRED header. */
 export async function quote(url: string, init?: RequestInit): Promise<PaymentRequired> {
@@ -73,4 +76,33 @@ export async function tamper(
 export function paidPostJson(chain: { buyer: { privateKey: Hex }; network: `${string}:${string}`; usdc: string }, url: string, body: unknown): Promise<Response> {
   const pay = createPayingFetch(chain.buyer.privateKey, { allowedAssets: [{ network: chain.network, asset: chain.usdc }] });
   return pay(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+/** Sends one paid request (GET, or `init`'s method and body) over a raw socket and hangs up as soon as it is written, reading nothing. */
+export function payAndHangUp(url: URL, payload: PaymentPayload, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<void> {
+  const headers = { ...init.headers, ...paymentHeader(payload), ...(init.body !== undefined ? { 'content-length': String(Buffer.byteLength(init.body)) } : {}) };
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      const head = `${init.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+      socket.write(head + (init.body ?? ''), () => {
+        socket.destroy();
+        resolve();
+      });
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** Waits (bounded, polling the store) until a settled payment is marked undelivered. */
+export async function untilOwed(store: Pick<Store, 'paymentState' | 'reservePayment'>, payload: PaymentPayload): Promise<void> {
+  const key = paymentKey(payload);
+  for (let i = 0; i < 200; i++) {
+    // For an existing key, reservePayment only reads its state.
+    if ((await store.paymentState(key)) === 'settled') {
+      const state = await store.reservePayment({ key, product: 'echo', surface: 'http', network: '', scheme: '', asset: '', payTo: '', amount: '0', owner: 'test' });
+      if (!state.reserved && !state.delivered) return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the payment was never marked undelivered');
 }
