@@ -20,8 +20,10 @@ export const OPEN_WORLD = { openWorldHint: true } as const satisfies ToolAnnotat
 
 // ---- Chain fields ----
 
+/** `0x` + 40 hex characters: the shape of an EVM address. */
+export const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** An EVM address: `0x` + 40 hex characters. */
-export const evmAddress = () => z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+export const evmAddress = () => z.string().regex(EVM_ADDRESS);
 /** An EVM transaction hash: `0x` + 64 hex characters. */
 export const evmTxHash = () => z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 /** A Solana account address (base58, 32 to 44 characters, decoding to 32 bytes). */

@@ -3,7 +3,7 @@
  * or contract names (unknown: 404 naming the field, never charged), and token amounts in USD.
  */
 import { z } from 'zod';
-import { ProductInputError } from '../kit/index.ts';
+import { EVM_ADDRESS, ProductInputError } from '../kit/index.ts';
 import type { CoinDetail, CryptoPriceProvider } from '../../providers/crypto/coingecko.ts';
 
 /** CoinGecko's asset platform id of each chain this service names (https://api.coingecko.com/api/v3/asset_platforms). */
@@ -14,8 +14,6 @@ export const COINGECKO_PLATFORMS: Readonly<Record<string, string>> = {
   optimism: 'optimistic-ethereum',
   polygon: 'polygon-pos',
 };
-
-export const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * The coin `text` names: a contract address on `chain` (CoinGecko's contract lookup) or a symbol, name

@@ -10,11 +10,11 @@
  */
 import { z } from 'zod';
 import { getAddress } from 'viem';
-import { ProductInputError, READ_EXTERNAL, dataProvider, evmChain, product, type ProductContext } from '../../kit/index.ts';
+import { EVM_ADDRESS, ProductInputError, READ_EXTERNAL, dataProvider, evmChain, product, type ProductContext } from '../../kit/index.ts';
 import { addressOut } from '../../chain/evm.ts';
 import { amount, atomicString, covers, indexRows, indexedRange, indexedRangeSchema, requireIndexed, sqlAddress, sqlInt, sqlTime, type IndexedChain } from '../../chain/index-read.ts';
 import type { CoinDetail } from '../../../providers/crypto/coingecko.ts';
-import { EVM_ADDRESS, atomicToUsd, coinOf, coinSchema, contractOn, resolveCoin } from '../coins.ts';
+import { atomicToUsd, coinOf, coinSchema, contractOn, resolveCoin } from '../coins.ts';
 
 export const WINDOWS_HOURS = [24, 168] as const;
 export const NEWS_ITEMS = 5;

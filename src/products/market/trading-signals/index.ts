@@ -11,11 +11,11 @@
  */
 import { z } from 'zod';
 import { getAddress } from 'viem';
-import { ProductInputError, READ_EXTERNAL, dataProvider, product } from '../../kit/index.ts';
+import { EVM_ADDRESS, ProductInputError, READ_EXTERNAL, dataProvider, product } from '../../kit/index.ts';
 import { addressOut, chainIdentity } from '../../chain/evm.ts';
 import { atomicString, covers, indexedChain, indexedRange, indexedRangeSchema, isoTime, ratio, ratioString, requireIndexed, signedAtomicString } from '../../chain/index-read.ts';
 import type { CoinDetail } from '../../../providers/crypto/coingecko.ts';
-import { EVM_ADDRESS, atomicToUsd, coinOf, coinSchema, contractOn, resolveCoin, usdToAtomic } from '../coins.ts';
+import { atomicToUsd, coinOf, coinSchema, contractOn, resolveCoin, usdToAtomic } from '../coins.ts';
 import { LARGEST, WINDOW_HOURS, dexVolume, indexedSupply, whaleTransfers, type DexWindow } from './onchain.ts';
 import { RULE_TEXT, applyRule } from './rule.ts';
 
