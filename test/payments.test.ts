@@ -163,12 +163,16 @@ describe('replay guard: one signed payment buys exactly one response', () => {
 });
 
 describe('delivery is part of the payment', () => {
-  it('a payer who pays and hangs up is charged once and collects the very same result with the same payment, once', async () => {
+  it('a payer who pays and hangs up is charged once and collects the very same result with the same payment and request, once', async () => {
     const url = new URL(`${service.url}/api/v1/paid/echo?dropped=yes`);
     const payload = await signPayment(chain.buyer.privateKey, await quote(url.toString()));
     const before = await balances(chain);
     await payAndHangUp(url, payload);
     await untilOwed(service.percall.store, payload);
+    // The authorization is public on chain once settled: another request presenting it collects nothing.
+    const stranger = await fetch(`${service.url}/api/v1/paid/echo?dropped=someone-else`, { headers: paymentHeader(payload) });
+    expect(stranger.status).toBe(402);
+    expect(((await stranger.json()) as { error: string }).error).toBe('payment_already_used');
     const redeemStarted = Date.now();
     const redeemed = await fetch(url, { headers: paymentHeader(payload) });
     expect(redeemed.status).toBe(200);

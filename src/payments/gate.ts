@@ -9,7 +9,7 @@ import type { AvailableProduct, ProductContext, Surface } from '../catalogue/typ
 import { usdToAtomic } from '../money.ts';
 import { describeError, type Logger } from '../log.ts';
 import { SettlementRecordedError, StoreUnavailableError } from '../store/sql-store.ts';
-import type { LedgerEntry, PaymentReservation, Store } from '../store/types.ts';
+import type { LedgerEntry, PaymentReservation, ReserveResult, Store } from '../store/types.ts';
 import type { Origin } from '../telemetry/counters.ts';
 import type { PaymentFailure } from './failures.ts';
 import { ledgerEntry } from './ledger-entry.ts';
@@ -128,8 +128,11 @@ interface PaidAttempt {
   /** `upto` (and channel vouchers on metered products): the product may report its charge, clamped to the authorization. */
   metering?: Metering;
   /** The payment is already reserved (or done): what this presentation gets instead. */
-  alreadyReserved(state: string, delivered: boolean): Promise<GateResult>;
+  alreadyReserved(reserved: Held): Promise<GateResult>;
 }
+
+/** What the store holds of a payment presented again. */
+type Held = Extract<ReserveResult, { reserved: false }>;
 
 interface Metering {
   context: NonNullable<ProductContext['metered']>;
@@ -268,7 +271,7 @@ export class PaymentGate {
       reservation,
       settler,
       metering: this.metering(call, requirements),
-      alreadyReserved: (state, delivered) => this.alreadyReserved(call, reservation.key, state, delivered),
+      alreadyReserved: (held) => this.alreadyReserved(call, reservation, held),
     });
   }
 
@@ -285,7 +288,7 @@ export class PaymentGate {
   private async attempt(a: PaidAttempt): Promise<GateResult> {
     const { store, log } = this.deps;
     const reserved = await store.reservePayment(a.reservation);
-    if (!reserved.reserved) return a.alreadyReserved(reserved.state, reserved.delivered);
+    if (!reserved.reserved) return a.alreadyReserved(reserved);
     const key = a.reservation.key;
     let keep = false;
     let verifiedHold = false;
@@ -349,11 +352,18 @@ export class PaymentGate {
   /**
    * The same authorization again. A settled payment whose response was never delivered (the
    * reconciler found it on chain after a crash) is owed exactly one response: the first caller to
-   * claim it gets it. A pending one is checked on chain right now.
+   * claim it with the request it paid for gets it. A pending one is checked on chain right now. Once
+   * settled, a payment's signed authorization is public on chain, so anyone could present it again:
+   * the request it paid for (its digest, kept with the reservation) is what only its payer knows.
    */
-  private async alreadyReserved(call: PaidCall, key: string, state: string, delivered: boolean): Promise<GateResult> {
+  private async alreadyReserved(call: PaidCall, reservation: PaymentReservation, held: Held): Promise<GateResult> {
+    const { key } = reservation;
+    const { state, delivered } = held;
     const network = call.payload.accepted.network;
+    // Only the request the payment paid for collects its result (rows from before the digest have none).
+    const owedHere = held.requestDigest === undefined || held.requestDigest === reservation.requestDigest;
     if (state === 'pending') {
+      if (!owedHere) return failed('payment_verification_failed', 'payment_already_used', network);
       const resolution = await this.deps.reconciler.resolveKey(key);
       if (resolution !== 'settled') {
         return resolution === 'failed'
@@ -362,7 +372,7 @@ export class PaymentGate {
       }
       return this.redeem(call, key);
     }
-    if (state === 'settled' && !delivered) return this.redeem(call, key);
+    if (state === 'settled' && !delivered && owedHere) return this.redeem(call, key);
     if (state === 'settled' && call.payload.accepted.scheme === BATCH_SCHEME) {
       // A voucher the channel has already charged: the terms with the channel's state, so the
       // client signs its next voucher from there (the scheme's own answer to a stale cumulative).
@@ -371,7 +381,7 @@ export class PaymentGate {
       const accepts = await this.correctiveAccepts(call, reason);
       return accepts && result.status === 'payment_failed' ? { ...result, failure: { ...result.failure, accepts } } : result;
     }
-    if (state === 'settled' && this.deps.store.exclusive && !this.handedOver.has(key)) {
+    if (state === 'settled' && owedHere && this.deps.store.exclusive && !this.handedOver.has(key)) {
       const owed = await this.orphanedHandOver(call, key);
       if (owed) return owed;
     }
@@ -515,6 +525,7 @@ export class PaymentGate {
       key,
       product: call.product.id,
       surface: call.surface,
+      requestDigest: requestDigest(call.resource ?? endpointKey(call.product, call.surface), call.input),
       network: requirements.network,
       scheme: requirements.scheme,
       asset: requirements.asset,

@@ -354,6 +354,12 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX reprice_queries_at_idx ON reprice_queries (queried_at);
     `,
   },
+  {
+    // The request a payment paid for (PaymentGate.reservationFor): its result is redeemed only by the
+    // same request. Rows from before have none and redeem as before.
+    version: 13,
+    sql: `ALTER TABLE payments ADD COLUMN request_digest text;`,
+  },
 ];
 
 /** Arbitrary constant identifying percall's migration lock. */

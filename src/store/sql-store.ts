@@ -176,18 +176,19 @@ export class SqlStore implements Store {
 
   async reservePayment(r: PaymentReservation): Promise<ReserveResult> {
     const inserted = await this.run<{ payment_key: string }>(
-      `INSERT INTO payments (payment_key, state, product, surface, network, scheme, asset, pay_to, amount, payer, valid_before, recent_blockhash, owner)
-       VALUES ($1, 'verifying', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      `INSERT INTO payments (payment_key, state, product, surface, network, scheme, asset, pay_to, amount, payer, valid_before, recent_blockhash, owner, request_digest)
+       VALUES ($1, 'verifying', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (payment_key) DO NOTHING RETURNING payment_key`,
-      [r.key, r.product, r.surface, r.network, r.scheme, r.asset, r.payTo, r.amount, r.payer ?? null, r.validBefore ?? null, r.recentBlockhash ?? null, r.owner],
+      [r.key, r.product, r.surface, r.network, r.scheme, r.asset, r.payTo, r.amount, r.payer ?? null, r.validBefore ?? null, r.recentBlockhash ?? null, r.owner, r.requestDigest ?? null],
     );
     if (inserted.length === 1) return { reserved: true };
-    const rows = await this.run<{ state: PaymentState; delivered: boolean }>(
-      `SELECT state, delivered FROM payments WHERE payment_key = $1`,
+    const rows = await this.run<{ state: PaymentState; delivered: boolean; request_digest: string | null }>(
+      `SELECT state, delivered, request_digest FROM payments WHERE payment_key = $1`,
       [r.key],
     );
     // The holder may have released it between our insert and this read; report it as in flight.
-    return { reserved: false, state: rows[0]?.state ?? 'verifying', delivered: rows[0]?.delivered ?? false };
+    const digest = rows[0]?.request_digest;
+    return { reserved: false, state: rows[0]?.state ?? 'verifying', delivered: rows[0]?.delivered ?? false, ...(digest ? { requestDigest: digest } : {}) };
   }
 
   async markSettling(key: string, amount?: string): Promise<void> {

@@ -33,9 +33,11 @@ export interface PaymentReservation {
   recentBlockhash?: string;
   /** The instance holding the reservation; the reconciler treats rows of dead instances as orphans. */
   owner: string;
+  /** Digest of the request paid for (see requestDigest in payments/gate.ts): only the same request redeems its result. */
+  requestDigest?: string;
 }
 
-export type ReserveResult = { reserved: true } | { reserved: false; state: PaymentState; delivered: boolean };
+export type ReserveResult = { reserved: true } | { reserved: false; state: PaymentState; delivered: boolean; requestDigest?: string };
 
 export interface LedgerEntry {
   paymentKey: string;
