@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Origin } from './counters.ts';
@@ -9,14 +9,18 @@ let lookup: Lookup | undefined;
 
 /**
  * Country of an IP address from the offline database shipped in the `geoip-country` package
- * (loaded once, on first use). Private, reserved and unknown addresses are `unknown`.
+ * (loaded once, on the first public address: about 8 MB of tables). Private, loopback, reserved and
+ * malformed addresses are `unknown` without a lookup.
  */
 export function countryOf(ip: string | undefined): string {
   if (!ip) return 'unknown';
   let country = recent.get(ip);
   if (country === undefined) {
-    lookup ??= (createRequire(import.meta.url)('geoip-country') as { lookup: Lookup }).lookup;
-    country = isIP(ip) === 0 ? 'unknown' : (lookup(ip)?.country ?? 'unknown');
+    if (!isPublicUnicast(ip)) country = 'unknown';
+    else {
+      lookup ??= (createRequire(import.meta.url)('geoip-country') as { lookup: Lookup }).lookup;
+      country = lookup(ip)?.country ?? 'unknown';
+    }
     // Clients call repeatedly: remember recent answers, within a bound.
     if (recent.size >= RECENT_MAX) recent.clear();
     recent.set(ip, country);
@@ -25,6 +29,11 @@ export function countryOf(ip: string | undefined): string {
 }
 
 const RECENT_MAX = 10_000;
+
+/** A unicast address outside the private, loopback, link-local and reserved ranges (IPv4-mapped IPv6 read as IPv4). */
+function isPublicUnicast(ip: string): boolean {
+  return ipaddr.isValid(ip) && ipaddr.process(ip).range() === 'unicast';
+}
 const recent = new Map<string, string>();
 
 /**
