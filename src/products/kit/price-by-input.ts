@@ -27,18 +27,20 @@ function variantsOf(product: Product): Map<string, Product> {
   let map = variants.get(product);
   if (map) return map;
   map = new Map();
-  for (const [tier, price] of Object.entries(product.priceByInput?.prices ?? {})) {
-    map.set(tier, {
-      ...product,
-      priceTier: tier,
-      ...(product.http ? { http: { ...product.http, price: price.http } } : {}),
-      ...(product.mcp ? { mcp: { ...product.mcp, price: price.mcp } } : {}),
-    } as Product);
-  }
+  for (const [tier, price] of Object.entries(product.priceByInput?.prices ?? {})) map.set(tier, variant(product, tier, price));
   variants.set(product, map);
   return map;
 }
 
+/** The product sold as another price tier (its own quote) at these prices. */
+function variant(product: Product, tier: string, price: { http: string; mcp: string }): Product {
+  return {
+    ...product,
+    priceTier: tier,
+    ...(product.http ? { http: { ...product.http, price: price.http } } : {}),
+    ...(product.mcp ? { mcp: { ...product.mcp, price: price.mcp } } : {}),
+  } as Product;
+}
 
 /** Dynamic prices kept per product (a product priced by an upstream's quote); past this, the oldest go. */
 const MAX_QUOTED_VARIANTS = 256;
@@ -52,16 +54,11 @@ const quoted = new WeakMap<Product, Map<string, Product>>();
 export function pricedAt<P extends Product>(product: P, usd: string): P {
   let map = quoted.get(product);
   if (!map) quoted.set(product, (map = new Map()));
-  let variant = map.get(usd);
-  if (!variant) {
+  let priced = map.get(usd);
+  if (!priced) {
     if (map.size >= MAX_QUOTED_VARIANTS) map.delete(map.keys().next().value!);
-    variant = {
-      ...product,
-      priceTier: `quote:${usd}`,
-      ...(product.http ? { http: { ...product.http, price: usd } } : {}),
-      ...(product.mcp ? { mcp: { ...product.mcp, price: usd } } : {}),
-    } as Product;
-    map.set(usd, variant);
+    priced = variant(product, `quote:${usd}`, { http: usd, mcp: usd });
+    map.set(usd, priced);
   }
-  return variant as P;
+  return priced as P;
 }
