@@ -121,8 +121,8 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
   const sandbox = await PythonSandbox.start(config.runPython);
   const python = 'sandbox' in sandbox ? sandbox.sandbox : undefined;
   if (!python) log.info({ reason: 'reason' in sandbox ? sandbox.reason : undefined }, 'run_python is not on sale here');
-  const operatorNetwork = options.offers.find((o) => o.family === 'evm')?.network;
-  const operatorChain = operatorNetwork ? options.chainFor?.(operatorNetwork) : undefined;
+  const evmOffer = options.offers.find((o) => o.family === 'evm');
+  const operatorChain = evmOffer ? options.chainFor?.(evmOffer.network) : undefined;
   const operator = operatorWalletFor({
     key: options.operatorPayerKey,
     settings: config.operator,
@@ -136,7 +136,6 @@ export async function createPercall(options: PercallOptions): Promise<Percall> {
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const catalogue = new Catalogue(withUpstreams(options.products ?? ALL_PRODUCTS, new Set([...(llm ? (['llm'] as const) : []), ...(browserAvailable() ? (['browser'] as const) : []), ...chainUpstreams(options.chains), ...(options.index ? (['index'] as const) : []), ...(config.bazaar.sources.length > 0 ? (['bazaar'] as const) : []), ...data.kinds, ...(python ? (['python'] as const) : []), ...operatorUpstreams(operator)]), options.chains?.evmChains, options.index ? [...options.index.chains().keys()] : []));
-  const evmOffer = options.offers.find((o) => o.family === 'evm');
   const batch =
     evmOffer && options.batchAuthorizerKey
       ? {

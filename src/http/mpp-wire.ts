@@ -50,8 +50,8 @@ export async function receiptOf(settlement: SettleResponse | Receipt.Receipt, ti
 
 /** The `Payment-Receipt` header value. */
 export async function receiptHeader(settlement: SettleResponse | Receipt.Receipt, timestamp?: Date): Promise<string> {
-  const [{ Receipt }, receipt] = await Promise.all([mppx(), receiptOf(settlement, timestamp)]);
-  return Receipt.serialize(receipt);
+  const { Receipt } = await mppx();
+  return Receipt.serialize(await receiptOf(settlement, timestamp));
 }
 
 /** Headers of a paid response: the receipt and `Cache-Control: private` (merged into an existing value). */
