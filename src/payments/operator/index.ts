@@ -1,4 +1,5 @@
 import type { Network } from '@x402/core/types';
+import ipaddr from 'ipaddr.js';
 import type { Hex } from 'viem';
 import type { Logger } from '../../log.ts';
 import type { OperatorLedger, OperatorWallet } from '../../products/kit/operator-wallet.ts';
@@ -31,8 +32,6 @@ export function operatorWalletFor(deps: {
 }): OperatorWallet | undefined {
   const offer = deps.offers.find((o) => o.family === 'evm');
   if (!deps.key || !offer) return undefined;
-  // The operator listed its sellers itself: they may be on this machine (a dev seller, percall itself).
-  const sellerPolicy: FetchPolicy = { ...deps.fetchPolicy, allowLoopback: true };
   return createOperatorWallet({
     key: deps.key,
     network: offer.network as Network,
@@ -41,12 +40,31 @@ export function operatorWalletFor(deps: {
     fetchMaxPrice: deps.settings.fetchMaxPrice,
     sellers: gatewaySellers(deps.settings, deps.listenUrl),
     ledger: deps.ledger,
-    sellerFetch: (url, request) => safeFetch(url, request, sellerPolicy),
+    sellerFetch: (url, request) => safeFetch(url, request, sellerFetchPolicy(url, deps.fetchPolicy)),
     ...(deps.chain ? { chain: deps.chain } : {}),
     log: deps.log,
     ...(deps.onPaid ? { onPaid: deps.onPaid } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
+}
+
+/**
+ * The fetch policy for a URL of an allowlisted seller. The operator listed its sellers itself, so one
+ * on this machine (a dev seller, percall itself) is reached on loopback; any other seller keeps
+ * loopback closed, so neither it nor a redirect it answers with reaches this machine's services.
+ */
+export function sellerFetchPolicy(url: string, policy: FetchPolicy): FetchPolicy {
+  return !policy.allowLoopback && onThisMachine(url) ? { ...policy, allowLoopback: true } : policy;
+}
+
+function onThisMachine(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || (ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback');
 }
 
 /** What the operator's wallet puts on sale: `operator` with a wallet, `gateway` with its allowlist too. */
